@@ -1,0 +1,130 @@
+"""The one settings model: environment (AGENTWATCH_*, nested with __), a TOML file, flags.
+
+Precedence, highest first: explicit overrides (CLI flags), environment, the
+TOML file, defaults. Only this module reads the environment.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class StoreSettings(BaseModel):
+    dsn: str = Field("", description="chdb:///path (embedded) or http(s)://user:pass@host:8123/db; "
+                     "empty means the embedded engine under data_dir")
+    database: str = "agentwatch"
+    ttl_days: int = Field(30, ge=0, description="days spans are kept; 0 keeps them forever")
+
+
+class ServerSettings(BaseModel):
+    host: str = "127.0.0.1"
+    http_port: int = Field(4318, ge=0, le=65535)
+    grpc_port: int = Field(4317, ge=0, le=65535)
+    grpc_enabled: bool = True
+    max_body_bytes: int = Field(64 * 1024 * 1024, gt=0)
+
+
+class WriterSettings(BaseModel):
+    max_batch_rows: int = Field(20_000, gt=0)
+    flush_interval_ms: int = Field(100, gt=0)
+    max_queue_rows: int = Field(400_000, gt=0)
+    retry_interval_ms: int = Field(2_000, gt=0)
+
+
+class IngestSettings(BaseModel):
+    max_attribute_chars: int = Field(32_768, gt=0, description="longer values are truncated with a marker")
+    dedup_window_s: int = Field(86_400, ge=0, description="how long a request digest is remembered")
+
+
+class AuthSettings(BaseModel):
+    keys_file: str = Field("", description="empty means data_dir/keys.json")
+    required: bool | None = Field(None, description="None: required when keys exist or "
+                                  "the service listens beyond loopback")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AGENTWATCH_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    data_dir: Path = Path(".agentwatch")
+    log_level: str = "info"
+    store: StoreSettings = StoreSettings()
+    server: ServerSettings = ServerSettings()
+    writer: WriterSettings = WriterSettings()
+    ingest: IngestSettings = IngestSettings()
+    auth: AuthSettings = AuthSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = os.environ.get("AGENTWATCH_CONFIG", "")
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if toml:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
+        return tuple(sources)
+
+    # -- derived ---------------------------------------------------------
+    @property
+    def dsn(self) -> str:
+        return self.store.dsn or f"chdb://{(self.data_dir / 'chdb').resolve()}"
+
+    @property
+    def keys_path(self) -> Path:
+        return Path(self.auth.keys_file) if self.auth.keys_file else self.data_dir / "keys.json"
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.data_dir / "spool"
+
+    @property
+    def loopback_only(self) -> bool:
+        host = self.server.host
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+
+def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
+    """Settings from a TOML file (if given), the environment and explicit overrides."""
+    if config_file:
+        if not Path(config_file).is_file():
+            from schemas.errors import UsageError
+
+            raise UsageError(f"config file {config_file} does not exist")
+        os.environ["AGENTWATCH_CONFIG"] = config_file
+    return Settings(**_nest(overrides))
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    """{'server__host': x} -> {'server': {'host': x}}; None values are dropped."""
+    out: dict[str, Any] = {}
+    for key, value in flat.items():
+        if value is None:
+            continue
+        node = out
+        *parents, leaf = key.split("__")
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = value
+    return out

@@ -1,0 +1,6 @@
+"""The REST API's routers and their typed dependencies."""
+
+from . import health, traces
+from ._deps import get_ingestor, get_keyring, get_metrics, get_store, get_tenant
+
+__all__ = ["get_ingestor", "get_keyring", "get_metrics", "get_store", "get_tenant", "health", "traces"]

@@ -1,0 +1,8 @@
+"""ClickHouse storage through clickhouse-connect: embedded chDB or a server, one code path."""
+
+from ._client import Dsn, redact
+from ._ddl import cluster_ddl, migrations
+from ._store import Store
+from ._traces import TraceFilter, decode_cursor
+
+__all__ = ["Dsn", "Store", "TraceFilter", "cluster_ddl", "decode_cursor", "migrations", "redact"]
