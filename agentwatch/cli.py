@@ -1,0 +1,229 @@
+"""The `agentwatch` command line: serve, migrate, keys, demo."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from schemas.errors import AgentwatchError, StoreError, StoreLocked, StoreUnavailable, UsageError
+
+from .settings import Settings, load_settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Observability and online evaluation for LLM agents.")
+keys_app = typer.Typer(no_args_is_help=True, help="Create, list and revoke API keys.")
+app.add_typer(keys_app, name="keys")
+console = Console()
+err = Console(stderr=True)
+
+ConfigOpt = Annotated[str | None, typer.Option("--config", help="TOML settings file")]
+DataDirOpt = Annotated[Path | None, typer.Option(help="data directory (embedded store, spool, keys)")]
+DsnOpt = Annotated[str | None, typer.Option(help="chdb:///path or http(s)://user:pass@host:8123/db")]
+
+
+def _settings(config: str | None, **overrides: object) -> Settings:
+    return load_settings(config, **overrides)
+
+
+@app.command()
+def serve(
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    dsn: DsnOpt = None,
+    host: Annotated[str | None, typer.Option(help="bind address (default 127.0.0.1)")] = None,
+    http_port: Annotated[int | None, typer.Option(help="OTLP/HTTP, API, pages (default 4318)")] = None,
+    grpc_port: Annotated[int | None, typer.Option(help="OTLP/gRPC (default 4317)")] = None,
+    no_grpc: Annotated[bool, typer.Option("--no-grpc", help="do not listen for OTLP/gRPC")] = False,
+    keys_file: Annotated[str | None, typer.Option(help="API keys file")] = None,
+    ttl_days: Annotated[int | None, typer.Option(help="days to keep spans; 0 = forever")] = None,
+    log_level: Annotated[str | None, typer.Option(help="debug, info, warning, error")] = None,
+) -> None:
+    """Run the collector, API and pages until interrupted."""
+    from . import _logging
+    from ._server import bind, uvicorn_server
+    from .app import build_parts, create_app
+
+    settings = _settings(
+        config, data_dir=data_dir, store__dsn=dsn, server__host=host, server__http_port=http_port,
+        server__grpc_port=grpc_port, server__grpc_enabled=False if no_grpc else None,
+        auth__keys_file=keys_file, store__ttl_days=ttl_days, log_level=log_level,
+    )
+    _logging.configure(settings.log_level)
+    _ensure_data_dir(settings)
+    sock = bind(settings.server.host, settings.server.http_port)
+    parts = build_parts(settings)
+    try:
+        parts.store.open()
+    except StoreUnavailable as exc:
+        err.print(f"[yellow]warning:[/] {exc}; spans will be spooled until the store is back")
+    server = uvicorn_server(create_app(settings, parts), log_level=settings.log_level)
+    err.print(f"agentwatch listening on http://{settings.server.host}:{sock.getsockname()[1]} "
+              f"(store {parts.store.dsn_text})")
+    asyncio.run(server.serve(sockets=[sock]))
+
+
+@app.command()
+def migrate(
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    dsn: DsnOpt = None,
+    print_ddl: Annotated[bool, typer.Option("--print-ddl", help="print the DDL, apply nothing")] = False,
+    cluster: Annotated[str | None, typer.Option(help="with --print-ddl: ON CLUSTER / Replicated / "
+                                                "Distributed variant for this cluster")] = None,
+) -> None:
+    """Apply pending schema migrations (or print the DDL)."""
+    from store import Store, cluster_ddl, migrations
+
+    settings = _settings(config, data_dir=data_dir, store__dsn=dsn)
+    if print_ddl:
+        if cluster:
+            sys.stdout.write(cluster_ddl(cluster, settings.store.database))
+        else:
+            for m in migrations():
+                sys.stdout.write(f"-- {m.version:04d}_{m.name}\n")
+                sys.stdout.write(";\n\n".join(m.statements) + ";\n\n")
+        return
+    if cluster:
+        raise UsageError("--cluster goes with --print-ddl; apply the printed DDL with clickhouse-client")
+    _ensure_data_dir(settings)
+    store = Store(settings.dsn, settings.store.database, settings.store.ttl_days)
+    applied = store.open()
+    console.print(f"applied: {', '.join(applied)}" if applied else "schema up to date")
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option(help="tenant the key belongs to")],
+    name: Annotated[str, typer.Option(help="a label for the key")] = "",
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    keys_file: Annotated[str | None, typer.Option(help="API keys file")] = None,
+) -> None:
+    """Create a key; it is printed once and stored only as a hash."""
+    from tenancy import KeysFile
+
+    settings = _settings(config, data_dir=data_dir, auth__keys_file=keys_file)
+    key, token = KeysFile(str(settings.keys_path)).create(tenant, name)
+    err.print(f"created key {key.key_id} for tenant {key.tenant}; store it now, it is not shown again:")
+    typer.echo(token)
+
+
+@keys_app.command("list")
+def keys_list(
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    keys_file: Annotated[str | None, typer.Option(help="API keys file")] = None,
+) -> None:
+    """List keys (ids and tenants; secrets are never shown)."""
+    from tenancy import KeysFile
+
+    settings = _settings(config, data_dir=data_dir, auth__keys_file=keys_file)
+    table = Table("key id", "tenant", "name", "created", "status")
+    for key in KeysFile(str(settings.keys_path)).load():
+        table.add_row(key.key_id, key.tenant, key.name,
+                      time.strftime("%Y-%m-%d %H:%M", time.gmtime(key.created_at)),
+                      "active" if key.active else "revoked")
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: str,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    keys_file: Annotated[str | None, typer.Option(help="API keys file")] = None,
+) -> None:
+    """Revoke a key; a running service stops accepting it within a second."""
+    from tenancy import KeysFile
+
+    settings = _settings(config, data_dir=data_dir, auth__keys_file=keys_file)
+    key = KeysFile(str(settings.keys_path)).revoke(key_id)
+    console.print(f"revoked key {key.key_id} (tenant {key.tenant})")
+
+
+@app.command()
+def demo(
+    data_dir: DataDirOpt = None,
+    traces: Annotated[int, typer.Option(help="agent runs to send")] = 20,
+    http_port: Annotated[int, typer.Option(help="port for the service (0 = any free port)")] = 0,
+    keep_serving: Annotated[bool, typer.Option(help="keep the service up after the demo")] = False,
+) -> None:
+    """Start the service on the embedded store, send agent traces with the OTel SDK, show them."""
+    from ._demo import emit_sample_traces
+    from ._server import BackgroundServer
+    from .app import create_app
+
+    settings = _settings(None, data_dir=data_dir, server__http_port=http_port, server__grpc_port=0)
+    _ensure_data_dir(settings)
+    server = BackgroundServer(create_app(settings), port=http_port).start()
+    err.print(f"agentwatch is up at {server.url} (store {settings.dsn})")
+    try:
+        emit_sample_traces(server.url, traces)
+        time.sleep(0.3)
+        page = httpx.get(f"{server.url}/api/traces", params={"limit": traces}, timeout=30).json()
+        table = Table("trace id", "agent", "version", "cohort", "spans", "llm", "tools",
+                      "tokens in/out", "ms", "status", title=f"{len(page['items'])} latest traces")
+        for t in page["items"]:
+            table.add_row(t["trace_id"][:12], t["agent_name"], t["agent_version"], t["cohort"],
+                          str(t["span_count"]), str(t["llm_calls"]), str(t["tool_calls"]),
+                          f"{t['input_tokens']}/{t['output_tokens']}", f"{t['duration_ms']:.1f}",
+                          t["status"])
+        console.print(table)
+        if page["items"]:
+            console.print(f"one trace in full: {server.url}/api/traces/{page['items'][0]['trace_id']}")
+        if keep_serving:
+            err.print("serving; Ctrl-C to stop")
+            while True:
+                time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+def _ensure_data_dir(settings: Settings) -> None:
+    if settings.store.dsn and not settings.store.dsn.startswith("chdb://"):
+        path = settings.data_dir
+    else:
+        path = settings.data_dir
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"data directory {path} is not writable: {exc.strerror}") from None
+
+
+def main() -> None:
+    """Entry point: AgentwatchErrors become one line on stderr and an exit code, never a trace."""
+    try:
+        app(standalone_mode=False)
+    except UsageError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise SystemExit(2) from None
+    except StoreLocked as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise SystemExit(3) from None
+    except (StoreError, AgentwatchError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise SystemExit(1) from None
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except typer.Abort:
+        raise SystemExit(130) from None
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            raise SystemExit(exc.exit_code) from None
+        raise
