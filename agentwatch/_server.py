@@ -31,12 +31,24 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn, plus a hook run as shutdown begins: requests still in flight wait on the
+    write queue, so it must flush now rather than after they time out."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        app = self.config.app
+        hook = getattr(getattr(app, "state", None), "before_shutdown", None)
+        if hook is not None:
+            hook()
+        await super().shutdown(sockets)
+
+
 def uvicorn_server(app: FastAPI, log_level: str = "warning") -> uvicorn.Server:
     config = uvicorn.Config(
         app, log_level=log_level, access_log=False, lifespan="on", timeout_graceful_shutdown=30,
         log_config=None,
     )
-    return uvicorn.Server(config)
+    return _Server(config)
 
 
 class BackgroundServer:

@@ -59,12 +59,16 @@ def build_parts(settings: Settings) -> Parts:
     except OSError as exc:
         raise UsageError(f"data directory {settings.data_dir} is not writable: {exc}") from None
     w = settings.writer
+    codec = SpanCodec(store)
     writer: BatchWriter[SpanBatch] = BatchWriter(
-        "spans", SpanCodec(store), metrics, spool,
+        "spans", codec, metrics, spool,
         max_batch_rows=w.max_batch_rows, flush_interval_ms=w.flush_interval_ms,
         max_queue_rows=w.max_queue_rows, retry_interval_ms=w.retry_interval_ms,
     )
     ingestor = Ingestor(writer, metrics, settings.ingest.max_attribute_chars)
+    codec.on_inserted = ingestor.remember
+    for spooled in spool.pending():  # acknowledged before a restart, not yet in ClickHouse
+        ingestor.remember(SpanCodec.receipts_of(spooled.read()))
     return Parts(settings, store, metrics, writer, ingestor, build_keyring(settings))
 
 
@@ -106,6 +110,7 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
     app.state.metrics = parts.metrics
     app.state.keyring = parts.keyring
     app.state.writer = parts.writer
+    app.state.before_shutdown = parts.writer.drain
     app.include_router(
         otlp_router(api.get_ingestor, parts.keyring.tenant_for, settings.server.max_body_bytes)
     )

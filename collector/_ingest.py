@@ -60,6 +60,7 @@ class Ingestor:
             return decoded
         if digest in self._done:
             self.metrics.duplicate_requests.inc()
+            self.metrics.spans_accepted.labels(transport).inc(accepted)
             return decoded
         future = self._inflight.get(digest)
         if future is None:

@@ -73,6 +73,7 @@ class BatchWriter(Generic[T]):
         self._queued_rows = 0
         self._cond = threading.Condition()
         self._stopping = False
+        self._draining = False
         self._next_replay_at = 0.0
         self._thread = threading.Thread(target=self._run, name=f"writer-{name}", daemon=True)
         self._update_spool_gauges()
@@ -99,6 +100,12 @@ class BatchWriter(Generic[T]):
             if was_empty or self._queued_rows >= self._max_batch_rows:
                 self._cond.notify()
         return future
+
+    def drain(self) -> None:
+        """Flush without waiting for the interval from now on (shutdown is coming)."""
+        with self._cond:
+            self._draining = True
+            self._cond.notify()
 
     def shutdown(self, timeout_s: float = 30.0) -> bool:
         """Flush what is queued and stop; False if the flush did not finish in time."""
@@ -134,6 +141,7 @@ class BatchWriter(Generic[T]):
                         self._queued_rows >= self._max_batch_rows
                         or age >= self._flush_interval_s
                         or self._stopping
+                        or self._draining
                     ):
                         return self._take()
                     self._cond.wait(self._flush_interval_s - age)
