@@ -22,7 +22,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
 keys_app = typer.Typer(no_args_is_help=True, help="Create, list and revoke API keys.")
 app.add_typer(keys_app, name="keys")
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 ConfigOpt = Annotated[str | None, typer.Option("--config", help="TOML settings file")]
 DataDirOpt = Annotated[Path | None, typer.Option(help="data directory (embedded store, spool, keys)")]
@@ -190,10 +190,8 @@ def demo(
 
 
 def _ensure_data_dir(settings: Settings) -> None:
-    if settings.store.dsn and not settings.store.dsn.startswith("chdb://"):
-        path = settings.data_dir
-    else:
-        path = settings.data_dir
+    """The data directory holds the spool and keys (and the embedded store): fail early."""
+    path = settings.data_dir
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / ".write-test"

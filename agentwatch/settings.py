@@ -11,13 +11,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from schemas.errors import UsageError
 
 
 class StoreSettings(BaseModel):
@@ -109,11 +111,18 @@ def load_settings(config_file: str | None = None, **overrides: Any) -> Settings:
     """Settings from a TOML file (if given), the environment and explicit overrides."""
     if config_file:
         if not Path(config_file).is_file():
-            from schemas.errors import UsageError
-
             raise UsageError(f"config file {config_file} does not exist")
         os.environ["AGENTWATCH_CONFIG"] = config_file
-    return Settings(**_nest(overrides))
+    try:
+        return Settings(**_nest(overrides))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']} (got {e.get('input')!r})"
+            for e in exc.errors()
+        )
+        raise UsageError(f"invalid settings: {problems}") from None
+    except (OSError, ValueError) as exc:  # an unreadable or malformed TOML file
+        raise UsageError(f"cannot read settings: {exc}") from None
 
 
 def _nest(flat: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import threading
 from collections.abc import Iterator
@@ -91,6 +92,23 @@ def translate_errors() -> Iterator[None]:
         raise StoreUnavailable(f"ClickHouse unreachable: {exc}") from exc
 
 
+def _held_by_another_process(path: str) -> bool:
+    """ClickHouse flocks `<path>/status` while an engine runs on the path."""
+    try:
+        fd = os.open(os.path.join(path, "status"), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0][:500] if text else type(exc).__name__
@@ -111,10 +129,7 @@ class ClientFactory:
         db = self.database if database == "__default__" else database
         with translate_errors():
             if self.dsn.embedded:
-                os.makedirs(self.dsn.path, exist_ok=True)
-                client = clickhouse_connect.get_client(
-                    dsn=f"chdb://{self.dsn.path}", database=db, settings=self._settings
-                )
+                client = self._open_embedded(db)
             else:
                 client = clickhouse_connect.get_client(
                     dsn=self.dsn.url,
@@ -127,6 +142,23 @@ class ClientFactory:
         with self._lock:
             self._all.append(client)
         return client
+
+    def _open_embedded(self, database: str | None) -> Client:
+        try:
+            os.makedirs(self.dsn.path, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create {self.dsn.path}: {exc.strerror}") from None
+        try:
+            return clickhouse_connect.get_client(
+                dsn=f"chdb://{self.dsn.path}", database=database, settings=self._settings
+            )
+        except Exception:
+            if _held_by_another_process(self.dsn.path):
+                raise StoreLocked(
+                    f"the embedded data directory {self.dsn.path} is in use by another process "
+                    "(is `agentwatch serve` running on it? use its API, or stop it first)"
+                ) from None
+            raise
 
     def current(self) -> Client:
         client = getattr(self._local, "client", None)
