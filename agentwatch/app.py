@@ -12,8 +12,16 @@ import grpc
 from fastapi import FastAPI
 
 import api
-from collector import BatchWriter, Ingestor, Metrics, SpanBatch, SpanCodec, Spool
-from collector import build_grpc_server, otlp_router
+from collector import (
+    BatchWriter,
+    Ingestor,
+    Metrics,
+    SpanBatch,
+    SpanCodec,
+    Spool,
+    build_grpc_server,
+    otlp_router,
+)
 from schemas.errors import StoreError, StoreUnavailable, UsageError
 from store import Store
 from tenancy import KeyRing, KeysFile

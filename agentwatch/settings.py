@@ -23,35 +23,37 @@ from schemas.errors import UsageError
 
 
 class StoreSettings(BaseModel):
-    dsn: str = Field("", description="chdb:///path (embedded) or http(s)://user:pass@host:8123/db; "
+    dsn: str = Field(default="", description="chdb:///path (embedded) or http(s)://user:pass@host:8123/db; "
                      "empty means the embedded engine under data_dir")
     database: str = "agentwatch"
-    ttl_days: int = Field(30, ge=0, description="days spans are kept; 0 keeps them forever")
+    ttl_days: int = Field(default=30, ge=0, description="days spans are kept; 0 keeps them forever")
 
 
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
-    http_port: int = Field(4318, ge=0, le=65535)
-    grpc_port: int = Field(4317, ge=0, le=65535)
+    http_port: int = Field(default=4318, ge=0, le=65535)
+    grpc_port: int = Field(default=4317, ge=0, le=65535)
     grpc_enabled: bool = True
-    max_body_bytes: int = Field(64 * 1024 * 1024, gt=0)
+    max_body_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
 
 
 class WriterSettings(BaseModel):
-    max_batch_rows: int = Field(20_000, gt=0)
-    flush_interval_ms: int = Field(100, gt=0)
-    max_queue_rows: int = Field(400_000, gt=0)
-    retry_interval_ms: int = Field(2_000, gt=0)
+    max_batch_rows: int = Field(default=20_000, gt=0)
+    flush_interval_ms: int = Field(default=100, gt=0)
+    max_queue_rows: int = Field(default=400_000, gt=0)
+    retry_interval_ms: int = Field(default=2_000, gt=0)
 
 
 class IngestSettings(BaseModel):
-    max_attribute_chars: int = Field(32_768, gt=0, description="longer values are truncated with a marker")
-    dedup_window_s: int = Field(86_400, ge=0, description="how long a request digest is remembered")
+    max_attribute_chars: int = Field(
+        default=32_768, gt=0, description="longer values are truncated with a marker"
+    )
+    dedup_window_s: int = Field(default=86_400, ge=0, description="how long a request digest is remembered")
 
 
 class AuthSettings(BaseModel):
-    keys_file: str = Field("", description="empty means data_dir/keys.json")
-    required: bool | None = Field(None, description="None: required when keys exist or "
+    keys_file: str = Field(default="", description="empty means data_dir/keys.json")
+    required: bool | None = Field(default=None, description="None: required when keys exist or "
                                   "the service listens beyond loopback")
 
 
@@ -62,11 +64,11 @@ class Settings(BaseSettings):
 
     data_dir: Path = Path(".agentwatch")
     log_level: str = "info"
-    store: StoreSettings = StoreSettings()
-    server: ServerSettings = ServerSettings()
-    writer: WriterSettings = WriterSettings()
-    ingest: IngestSettings = IngestSettings()
-    auth: AuthSettings = AuthSettings()
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    writer: WriterSettings = Field(default_factory=WriterSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -8,7 +8,6 @@ described, not stored, while their valid neighbours are kept.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -212,10 +211,3 @@ def _plain(value: AnyValue) -> Any:
     if which == "kvlist_value":
         return {kv.key: _plain(kv.value) for kv in value.kvlist_value.values}
     return None
-
-
-def hex_id_ok(value: str, nbytes: int) -> bool:
-    try:
-        return len(binascii.unhexlify(value)) == nbytes
-    except (binascii.Error, ValueError):
-        return False

@@ -10,8 +10,8 @@ import logging
 from collections.abc import Callable
 
 import grpc
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
-from google.protobuf import duration_pb2, any_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )

@@ -135,10 +135,7 @@ def _gunzip(body: bytes, limit: int) -> bytes:
 
 
 def _error(exc: AgentwatchError, as_json: bool) -> Response:
-    if isinstance(exc, StoreError):
-        status = 503
-    else:
-        status = getattr(exc, "http_status", 500)
+    status = 503 if isinstance(exc, StoreError) else getattr(exc, "http_status", 500)
     headers = {}
     if isinstance(exc, Overloaded):
         headers["Retry-After"] = str(exc.retry_after_s)

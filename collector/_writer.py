@@ -12,11 +12,11 @@ replay keeps the order of acceptance.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
@@ -255,9 +255,4 @@ def _resolve(batch: list[_Pending[T]], error: BaseException | None) -> None:
 
 
 def _set_aside(path: str) -> None:
-    import os
-
     os.replace(path, path + ".rejected")
-
-
-Callback = Callable[[], None]

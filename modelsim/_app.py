@@ -31,7 +31,8 @@ def _reply(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     saw_tool_result = any(m.get("role") == "tool" for m in messages)
     if tools and not saw_tool_result:
         fn = tools[0]["function"]
-        last_user = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+        last_user: dict[str, Any] = next(
+            (m for m in reversed(messages) if m.get("role") == "user"), {})
         args = {"query": str(last_user.get("content", ""))[:200]}
         call = {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
                 "function": {"name": fn["name"], "arguments": json.dumps(args)}}

@@ -60,7 +60,7 @@ class Store:
 
     def query_rows(self, sql: str, parameters: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         with translate_errors():
-            return list(self._clients.current().query(sql, parameters=parameters).result_rows)
+            return [tuple(r) for r in self._clients.current().query(sql, parameters=parameters).result_rows]
 
     # -- writes ---------------------------------------------------------
     def insert_spans(self, columns: SpanColumns, token: str) -> None:
