@@ -103,65 +103,93 @@ def _convert_ids(node: dict[str, Any]) -> None:
 def to_columns(
     request: ExportTraceServiceRequest, tenant: str, max_attribute_chars: int
 ) -> Decoded:
-    """Flatten a request into otel_traces columns, setting the caller's tenant."""
+    """Flatten a request into otel_traces columns, setting the caller's tenant.
+
+    This is the collector's hot loop: list appends are bound once per request,
+    values shared by a resource or scope are repeated once per scope, and spans
+    without events or links share one empty list.
+    """
     out = Decoded(SpanColumns())
-    cols = out.columns
+    c = out.columns
     limit = max_attribute_chars
+    timestamp, trace_id, span_id = c.timestamp.append, c.trace_id.append, c.span_id.append
+    parent_id, trace_state, span_name = (
+        c.parent_span_id.append, c.trace_state.append, c.span_name.append)
+    span_kind, span_attributes, duration = (
+        c.span_kind.append, c.span_attributes.append, c.duration.append)
+    status_code, status_message = c.status_code.append, c.status_message.append
+    ev_ts, ev_name, ev_attrs = (
+        c.events_timestamp.append, c.events_name.append, c.events_attributes.append)
+    lk_trace, lk_span, lk_state, lk_attrs = (
+        c.links_trace_id.append, c.links_span_id.append, c.links_trace_state.append,
+        c.links_attributes.append)
+    rejected = out.rejected
     for resource_spans in request.resource_spans:
         resource = _attributes(resource_spans.resource.attributes, limit)
         resource[TENANT_ATTRIBUTE] = tenant
         service = resource.get("service.name", "")
         for scope_spans in resource_spans.scope_spans:
-            scope_name = scope_spans.scope.name
-            scope_version = scope_spans.scope.version
+            added = 0
             for span in scope_spans.spans:
-                reason = _invalid(span)
-                if reason:
-                    out.rejected[reason] += 1
-                    continue
                 start = span.start_time_unix_nano
-                cols.timestamp.append(start)
-                cols.trace_id.append(span.trace_id.hex())
-                cols.span_id.append(span.span_id.hex())
-                parent = span.parent_span_id
-                cols.parent_span_id.append(parent.hex() if parent.strip(b"\x00") else "")
-                cols.trace_state.append(span.trace_state)
-                cols.span_name.append(span.name)
-                cols.span_kind.append(_SPAN_KIND[span.kind] if span.kind < 6 else "Unspecified")
-                cols.service_name.append(service)
-                cols.resource_attributes.append(resource)
-                cols.scope_name.append(scope_name)
-                cols.scope_version.append(scope_version)
-                cols.span_attributes.append(_attributes(span.attributes, limit))
-                cols.duration.append(span.end_time_unix_nano - start)
-                code = span.status.code
-                cols.status_code.append(_STATUS[code] if code < 3 else "Unset")
-                cols.status_message.append(span.status.message)
+                end = span.end_time_unix_nano
+                tid, sid, parent = span.trace_id, span.span_id, span.parent_span_id
+                if len(tid) != 16 or tid == _ZERO16:
+                    rejected["invalid trace_id (must be 16 non-zero bytes)"] += 1
+                    continue
+                if len(sid) != 8 or sid == _ZERO8:
+                    rejected["invalid span_id (must be 8 non-zero bytes)"] += 1
+                    continue
+                if parent and len(parent) != 8:
+                    rejected["invalid parent_span_id (must be empty or 8 bytes)"] += 1
+                    continue
+                if start == 0:
+                    rejected["missing start time"] += 1
+                    continue
+                if end < start:
+                    rejected["end time before start time"] += 1
+                    continue
+                added += 1
+                timestamp(start)
+                trace_id(tid.hex())
+                span_id(sid.hex())
+                parent_id(parent.hex() if parent and parent != _ZERO8 else "")
+                trace_state(span.trace_state)
+                span_name(span.name)
+                kind = span.kind
+                span_kind(_SPAN_KIND[kind] if kind < 6 else "Unspecified")
+                span_attributes(_attributes(span.attributes, limit))
+                duration(end - start)
+                status = span.status
+                code = status.code
+                status_code(_STATUS[code] if code < 3 else "Unset")
+                status_message(status.message)
                 events = span.events
-                cols.events_timestamp.append([e.time_unix_nano for e in events])
-                cols.events_name.append([e.name for e in events])
-                cols.events_attributes.append([_attributes(e.attributes, limit) for e in events])
+                if events:
+                    ev_ts([e.time_unix_nano for e in events])
+                    ev_name([e.name for e in events])
+                    ev_attrs([_attributes(e.attributes, limit) for e in events])
+                else:
+                    ev_ts(_EMPTY)
+                    ev_name(_EMPTY)
+                    ev_attrs(_EMPTY)
                 links = span.links
-                cols.links_trace_id.append([lk.trace_id.hex() for lk in links])
-                cols.links_span_id.append([lk.span_id.hex() for lk in links])
-                cols.links_trace_state.append([lk.trace_state for lk in links])
-                cols.links_attributes.append([_attributes(lk.attributes, limit) for lk in links])
+                if links:
+                    lk_trace([lk.trace_id.hex() for lk in links])
+                    lk_span([lk.span_id.hex() for lk in links])
+                    lk_state([lk.trace_state for lk in links])
+                    lk_attrs([_attributes(lk.attributes, limit) for lk in links])
+                else:
+                    lk_trace(_EMPTY)
+                    lk_span(_EMPTY)
+                    lk_state(_EMPTY)
+                    lk_attrs(_EMPTY)
+            if added:
+                c.service_name.extend([service] * added)
+                c.resource_attributes.extend([resource] * added)
+                c.scope_name.extend([scope_spans.scope.name] * added)
+                c.scope_version.extend([scope_spans.scope.version] * added)
     return out
-
-
-def _invalid(span: Any) -> str:
-    trace_id, span_id = span.trace_id, span.span_id
-    if len(trace_id) != 16 or not trace_id.strip(b"\x00"):
-        return "invalid trace_id (must be 16 non-zero bytes)"
-    if len(span_id) != 8 or not span_id.strip(b"\x00"):
-        return "invalid span_id (must be 8 non-zero bytes)"
-    if len(span.parent_span_id) not in (0, 8):
-        return "invalid parent_span_id (must be empty or 8 bytes)"
-    if span.start_time_unix_nano == 0:
-        return "missing start time"
-    if span.end_time_unix_nano < span.start_time_unix_nano:
-        return "end time before start time"
-    return ""
 
 
 def _attributes(key_values: Any, limit: int) -> dict[str, str]:
@@ -174,6 +202,11 @@ def _attributes(key_values: Any, limit: int) -> dict[str, str]:
             text = text[:limit] + TRUNCATION_MARKER.format(n=len(text) - limit)
         out[kv.key] = text
     return out
+
+
+_ZERO16 = b"\x00" * 16
+_ZERO8 = b"\x00" * 8
+_EMPTY: list[Any] = []  # shared, never mutated: spans without events or links
 
 
 def _stringify(value: AnyValue, which: str | None) -> str:
