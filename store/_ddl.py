@@ -80,6 +80,7 @@ _SHARD_KEYS = {
     "agent_spans": "cityHash64(TraceId)",
     "agent_trace_index": "cityHash64(TraceId)",
     "ingest_receipts": "cityHash64(Digest)",
+    "otel_traces_ingest": "cityHash64(TraceId)",
 }
 
 

@@ -69,7 +69,7 @@ class Store:
             return
         with translate_errors():
             self._clients.current().insert(
-                "otel_traces",
+                "otel_traces_ingest",
                 columns.columns(),
                 column_names=OTEL_TRACES_COLUMNS,
                 column_oriented=True,
