@@ -109,3 +109,31 @@ def test_outage_crash_and_recovery_lose_nothing_and_double_nothing(tmp_path: Pat
     assert store.query_rows("SELECT count() FROM agent_spans")[0][0] == 60
     assert store.query_rows("SELECT uniqExact(SpanId) FROM otel_traces")[0][0] == 60
     store.close()
+
+
+def test_store_down_and_spool_failing_is_503_with_retry_after(tmp_path: Path) -> None:
+    import shutil
+
+    from agentwatch.settings import StoreSettings
+
+    from .conftest import make_settings, start_service
+
+    unreachable = f"http://127.0.0.1:{_free_port()}/nowhere"
+    settings = make_settings(tmp_path / "data", tmp_path / "unused",
+                             store=StoreSettings(dsn=unreachable))
+    svc = start_service(settings)
+    try:
+        spooled = httpx.post(f"{svc.url}/v1/traces", content=protobuf_body(record_spans()),
+                             headers=PB, timeout=30)
+        assert spooled.status_code == 200  # the store is down, the spool took it
+        shutil.rmtree(settings.spool_dir)
+        settings.spool_dir.write_text("the disk is gone")  # now the spool cannot be written
+        refused = httpx.post(f"{svc.url}/v1/traces", content=protobuf_body(record_spans()),
+                             headers=PB, timeout=30)
+        assert refused.status_code == 503
+        assert refused.headers["retry-after"] == "5"
+        from google.rpc import status_pb2
+
+        assert "spool failed" in status_pb2.Status.FromString(refused.content).message
+    finally:
+        svc.server.stop()
