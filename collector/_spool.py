@@ -21,6 +21,9 @@ class SpooledBatch:
     seq: int
     batch_id: str
 
+    def size(self) -> int:
+        return os.path.getsize(self.path)
+
     def read(self) -> bytes:
         with open(self.path, "rb") as fh:
             return fh.read()
@@ -66,9 +69,6 @@ class Spool:
     def remove(self, batch: SpooledBatch) -> None:
         os.unlink(batch.path)
         self._fsync_dir()
-
-    def size_bytes(self) -> int:
-        return sum(os.path.getsize(b.path) for b in self.pending())
 
     def _fsync_dir(self) -> None:
         fd = os.open(self.directory, os.O_RDONLY)

@@ -124,13 +124,18 @@ class BatchWriter(Generic[T]):
     def _run(self) -> None:
         while True:
             batch = self._next_batch()
-            if batch is None:
-                if self._stopping:
+            try:
+                if batch is None:
                     self._replay_spool()
-                    return
-                self._replay_spool()
-                continue
-            self._write(batch)
+                    if self._stopping:
+                        return
+                    continue
+                self._write(batch)
+            except Exception as exc:  # the writer must outlive any one failure
+                log.exception("writer %s: unexpected failure", self.name)
+                self._metrics.write_failures.labels(self.name).inc()
+                if batch is not None:
+                    _resolve(batch, StoreUnavailable(f"write failed: {exc}"))
 
     def _next_batch(self) -> list[_Pending[T]] | None:
         with self._cond:
@@ -206,13 +211,20 @@ class BatchWriter(Generic[T]):
         self._metrics.batch_size.labels(self.name).observe(rows)
 
     def _spool_waiting(self) -> bool:
-        return self._spool is not None and bool(self._spool.pending())
+        try:
+            return self._spool is not None and bool(self._spool.pending())
+        except OSError:
+            return False
 
     def _replay_spool(self) -> bool:
-        """Insert spooled batches oldest first; True when the spool is empty."""
+        """Insert spooled batches oldest first; True when nothing waits ahead of new batches."""
         if self._spool is None:
             return True
-        pending = self._spool.pending()
+        try:
+            pending = self._spool.pending()
+        except OSError as exc:
+            log.error("writer %s: cannot read the spool: %s", self.name, exc)
+            return True  # nothing readable waits; new batches go straight to the store
         if not pending:
             return True
         now = time.monotonic()
@@ -239,9 +251,12 @@ class BatchWriter(Generic[T]):
     def _update_spool_gauges(self) -> None:
         if self._spool is None:
             return
-        pending = self._spool.pending()
-        self._metrics.spool_batches.labels(self.name).set(len(pending))
-        self._metrics.spool_bytes.labels(self.name).set(self._spool.size_bytes())
+        try:
+            pending = self._spool.pending()
+            self._metrics.spool_batches.labels(self.name).set(len(pending))
+            self._metrics.spool_bytes.labels(self.name).set(sum(b.size() for b in pending))
+        except OSError:
+            pass
 
 
 def _resolve(batch: list[_Pending[T]], error: BaseException | None) -> None:
