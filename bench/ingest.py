@@ -26,10 +26,10 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench._payloads import SPANS_PER_TRACE, payloads  # noqa: E402
-from collector import parse_protobuf, to_columns  # noqa: E402
-from schemas import SpanColumns  # noqa: E402
-from store import Store  # noqa: E402
+from bench._payloads import SPANS_PER_TRACE, payloads
+from collector import parse_protobuf, to_columns
+from schemas import SpanColumns
+from store import Store
 
 
 def _free_port() -> int:
