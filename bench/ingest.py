@@ -56,7 +56,7 @@ async def _drive(url: str, bodies: list[bytes], clients: int, seconds: float) ->
     failures = 0
     stop_at = time.perf_counter() + seconds
     cursor = 0
-    spans_per_body = [len(parse_protobuf(b).resource_spans[0].scope_spans[0].spans) for b in bodies[:1]][0]
+    spans_per_body = len(parse_protobuf(bodies[0]).resource_spans[0].scope_spans[0].spans)
 
     async def client(http: httpx.AsyncClient) -> None:
         nonlocal sent_spans, failures, cursor
