@@ -189,6 +189,82 @@ def demo(
         server.stop()
 
 
+@app.command("model-sim")
+def model_sim(
+    scenario: Annotated[Path | None, typer.Option(
+        help="scenario file (YAML); default: echo behaviour")] = None,
+    host: Annotated[str, typer.Option(help="bind address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8001,
+) -> None:
+    """Serve the scripted OpenAI-compatible model (for demos and tests; not a real LLM)."""
+    import uvicorn
+
+    from modelsim import Script, create_app
+
+    from ._server import bind
+
+    script = Script.load(scenario) if scenario else Script()
+    sock = bind(host, port)
+    err.print(f"scripted model at http://{host}:{sock.getsockname()[1]}/v1")
+    server = uvicorn.Server(uvicorn.Config(create_app(script), log_level="warning"))
+    asyncio.run(server.serve(sockets=[sock]))
+
+
+@app.command()
+def simulate(
+    collector: Annotated[str | None, typer.Option(help="collector base URL; default: start one on "
+                                                  "the embedded store under --data-dir")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="AGENTWATCH_API_KEY", help="collector key")] = None,
+    rate: Annotated[float, typer.Option(help="tasks per second")] = 2.0,
+    duration: Annotated[float, typer.Option(help="seconds to run")] = 30.0,
+    max_tasks: Annotated[int | None, typer.Option(help="stop after this many tasks")] = None,
+    injection_share: Annotated[float, typer.Option(help="share of tasks meeting injected content")] = 0.2,
+    refusal_share: Annotated[float, typer.Option(help="share of tasks that should be refused")] = 0.1,
+    failure_share: Annotated[float, typer.Option(help="share of tasks whose tools fail")] = 0.1,
+    mutation_share: Annotated[float, typer.Option(help="share of tasks asking for a change")] = 0.1,
+    canary_share: Annotated[float, typer.Option(help="share of tasks sent to the canary")] = 0.2,
+    seed: Annotated[int, typer.Option(help="random seed")] = 1,
+    manifest: Annotated[Path | None, typer.Option(help="write what each task did (JSON)")] = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Send simulated agent traffic (real agents and tools, scripted model) to a collector."""
+    from simulator import SimulationConfig
+    from simulator import simulate as run_simulation
+
+    server = None
+    if collector is None:
+        from ._server import BackgroundServer
+        from .app import create_app
+
+        settings = _settings(None, data_dir=data_dir, server__grpc_enabled=False)
+        _ensure_data_dir(settings)
+        server = BackgroundServer(create_app(settings)).start()
+        collector = server.url
+        err.print(f"collector at {collector} (store {settings.dsn})")
+    try:
+        config = SimulationConfig(
+            collector_url=collector, api_key=api_key, rate_per_s=rate, duration_s=duration,
+            max_tasks=max_tasks, injection_share=injection_share, refusal_share=refusal_share,
+            failure_share=failure_share, mutation_share=mutation_share, canary_share=canary_share,
+            seed=seed)
+        try:
+            report = asyncio.run(run_simulation(config))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        if server is not None:
+            server.stop()
+    table = Table("category", "tasks", "followed an injection", "tool errors", title=(
+        f"{len(report.records)} tasks in {report.seconds:.1f} s"))
+    for category in sorted({r.category for r in report.records}):
+        rows = [r for r in report.records if r.category == category]
+        table.add_row(category, str(len(rows)), str(sum(r.followed_injection for r in rows)),
+                      str(sum(r.tool_errors for r in rows)))
+    console.print(table)
+    if manifest:
+        report.write(manifest)
+
+
 def _ensure_data_dir(settings: Settings) -> None:
     """The data directory holds the spool and keys (and the embedded store): fail early."""
     path = settings.data_dir

@@ -10,7 +10,9 @@
     ├── StoreError ............. ClickHouse said no
     │   ├── StoreUnavailable ... cannot reach it now; retryable, the spool takes over
     │   └── StoreLocked ........ the embedded data path is held by another process
-    └── UsageError ............. bad configuration or CLI use (exit code 2)
+    ├── UsageError ............. bad configuration or CLI use (exit code 2)
+    ├── ModelError ............. an LLM provider call failed (see its own tree below)
+    └── ToolError .............. a tool refused or failed; the model reads the message
 
 Foreign exceptions (clickhouse-connect, chdb, OSError) are translated in
 `store._client.translate_errors`, and nowhere else.
@@ -65,3 +67,48 @@ class StoreLocked(StoreError):
 
 class UsageError(AgentwatchError):
     """Bad configuration or command-line use; the message says what to change."""
+
+
+class ModelError(AgentwatchError):
+    """An LLM provider call failed; subclasses say whether retrying could help.
+
+        ModelError
+        ├── ModelAuthError ....... 401/403: the key is wrong (not retried)
+        ├── ModelBadRequest ...... 400/404/422: the request is wrong (not retried)
+        ├── ModelRateLimited ..... 429 after every retry
+        ├── ModelUnavailable ..... 5xx or network failure after every retry
+        ├── ModelTimeout ......... no answer in time after every retry
+        └── ModelResponseError ... the answer is not a valid Chat Completions response
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ModelAuthError(ModelError):
+    pass
+
+
+class ModelBadRequest(ModelError):
+    pass
+
+
+class ModelRateLimited(ModelError):
+    pass
+
+
+class ModelUnavailable(ModelError):
+    pass
+
+
+class ModelTimeout(ModelError):
+    pass
+
+
+class ModelResponseError(ModelError):
+    pass
+
+
+class ToolError(AgentwatchError):
+    """A tool refused or failed; the message is written for the model to read."""
