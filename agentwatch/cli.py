@@ -21,7 +21,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Observability and online evaluation for LLM agents.")
 keys_app = typer.Typer(no_args_is_help=True, help="Create, list and revoke API keys.")
 app.add_typer(keys_app, name="keys")
-console = Console()
+console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True, soft_wrap=True)
 
 ConfigOpt = Annotated[str | None, typer.Option("--config", help="TOML settings file")]
@@ -152,12 +152,14 @@ def keys_revoke(
 @app.command()
 def demo(
     data_dir: DataDirOpt = None,
-    traces: Annotated[int, typer.Option(help="agent runs to send")] = 20,
+    tasks: Annotated[int, typer.Option(help="agent tasks to simulate")] = 24,
     http_port: Annotated[int, typer.Option(help="port for the service (0 = any free port)")] = 0,
     keep_serving: Annotated[bool, typer.Option(help="keep the service up after the demo")] = False,
 ) -> None:
-    """Start the service on the embedded store, send agent traces with the OTel SDK, show them."""
-    from ._demo import emit_sample_traces
+    """Start the service on the embedded store, run simulated agent tasks into it, show the traces."""
+    from simulator import SimulationConfig
+    from simulator import simulate as run_simulation
+
     from ._server import BackgroundServer
     from .app import create_app
 
@@ -166,17 +168,21 @@ def demo(
     server = BackgroundServer(create_app(settings), port=http_port).start()
     err.print(f"agentwatch is up at {server.url} (store {settings.dsn})")
     try:
-        emit_sample_traces(server.url, traces)
-        time.sleep(0.3)
-        page = httpx.get(f"{server.url}/api/traces", params={"limit": traces}, timeout=30).json()
+        report = asyncio.run(run_simulation(SimulationConfig(
+            collector_url=server.url, rate_per_s=8, duration_s=60, max_tasks=tasks,
+            injection_share=0.25, refusal_share=0.1, failure_share=0.1, canary_share=0.3)))
+        time.sleep(1.0)  # the agents' batch span processors flush every 500 ms
+        page = httpx.get(f"{server.url}/api/traces", params={"limit": tasks}, timeout=30).json()
         table = Table("trace id", "agent", "version", "cohort", "spans", "llm", "tools",
                       "tokens in/out", "ms", "status", title=f"{len(page['items'])} latest traces")
         for t in page["items"]:
             table.add_row(t["trace_id"][:12], t["agent_name"], t["agent_version"], t["cohort"],
                           str(t["span_count"]), str(t["llm_calls"]), str(t["tool_calls"]),
-                          f"{t['input_tokens']}/{t['output_tokens']}", f"{t['duration_ms']:.1f}",
+                          f"{t['input_tokens']}/{t['output_tokens']}", f"{t['duration_ms']:.0f}",
                           t["status"])
         console.print(table)
+        followed = sum(r.followed_injection for r in report.records)
+        console.print(f"{len(report.records)} tasks; {followed} followed an injected instruction")
         if page["items"]:
             console.print(f"one trace in full: {server.url}/api/traces/{page['items'][0]['trace_id']}")
         if keep_serving:

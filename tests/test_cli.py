@@ -108,7 +108,7 @@ def test_config_file_and_environment(tmp_path: Path) -> None:
 
 
 def test_demo_runs(tmp_path: Path) -> None:
-    done = cli("demo", "--traces", "6", cwd=tmp_path)
+    done = cli("demo", "--tasks", "6", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "6 latest traces" in done.stdout
+    assert "6 latest traces" in done.stdout and "6 tasks;" in done.stdout
     assert (tmp_path / ".agentwatch" / "chdb").is_dir()

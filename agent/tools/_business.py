@@ -34,9 +34,11 @@ class _Ledger:
         path.parent.mkdir(parents=True, exist_ok=True)
 
     def append(self, record: dict[str, object]) -> int:
-        with self.path.open("a", encoding="utf-8") as fh:
+        """Append one effect; returns its sequence number in the ledger."""
+        with self.path.open("a+", encoding="utf-8") as fh:
             fh.write(json.dumps({**record, "at": time.time()}) + "\n")
-        return sum(1 for _ in self.path.open(encoding="utf-8"))
+            fh.seek(0)
+            return sum(1 for _ in fh)
 
 
 class SendEmail(Tool):
