@@ -22,6 +22,7 @@ from collector import (
     build_grpc_server,
     otlp_router,
 )
+from evaluators import RunnerMetrics, StreamingRunner
 from schemas.errors import StoreError, StoreUnavailable, UsageError
 from store import Store
 from tenancy import KeyRing, KeysFile
@@ -95,9 +96,19 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
         parts.writer.start()
         grpc_server = await _start_grpc(parts)
         app.state.grpc_server = grpc_server
+        stop_scoring = asyncio.Event()
+        scoring = None
+        if settings.evaluation.enabled:
+            runner = StreamingRunner(parts.store, settings.evaluation.runner_settings(),
+                                     RunnerMetrics(parts.metrics.registry))
+            app.state.runner = runner
+            scoring = asyncio.create_task(runner.follow(stop_scoring))
         try:
             yield
         finally:
+            stop_scoring.set()
+            if scoring is not None:
+                await scoring
             if retry_task:
                 retry_task.cancel()
             if grpc_server is not None:
@@ -124,6 +135,7 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
     )
     app.include_router(api.health.router)
     app.include_router(api.traces.router)
+    app.include_router(api.scores.router)
     return app
 
 

@@ -228,7 +228,9 @@ def simulate(
     refusal_share: Annotated[float, typer.Option(help="share of tasks that should be refused")] = 0.1,
     failure_share: Annotated[float, typer.Option(help="share of tasks whose tools fail")] = 0.1,
     mutation_share: Annotated[float, typer.Option(help="share of tasks asking for a change")] = 0.1,
+    unsafe_share: Annotated[float, typer.Option(help="share of tasks with unsafe tool use")] = 0.05,
     canary_share: Annotated[float, typer.Option(help="share of tasks sent to the canary")] = 0.2,
+    shadow_share: Annotated[float, typer.Option(help="share of tasks sent to a shadow version")] = 0.0,
     seed: Annotated[int, typer.Option(help="random seed")] = 1,
     manifest: Annotated[Path | None, typer.Option(help="write what each task did (JSON)")] = None,
     data_dir: DataDirOpt = None,
@@ -251,8 +253,8 @@ def simulate(
         config = SimulationConfig(
             collector_url=collector, api_key=api_key, rate_per_s=rate, duration_s=duration,
             max_tasks=max_tasks, injection_share=injection_share, refusal_share=refusal_share,
-            failure_share=failure_share, mutation_share=mutation_share, canary_share=canary_share,
-            seed=seed)
+            failure_share=failure_share, mutation_share=mutation_share, unsafe_share=unsafe_share,
+            canary_share=canary_share, shadow_share=shadow_share, seed=seed)
         try:
             report = asyncio.run(run_simulation(config))
         except ValueError as exc:

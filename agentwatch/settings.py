@@ -19,6 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from evaluators import DEFAULT_EVALUATORS, EvaluatorConfig, RunnerSettings
 from schemas.errors import UsageError
 
 
@@ -57,6 +58,24 @@ class AuthSettings(BaseModel):
                                   "the service listens beyond loopback")
 
 
+class EvaluationSettings(BaseModel):
+    enabled: bool = Field(default=True, description="run the streaming evaluators inside serve")
+    grace_s: float = Field(default=3.0, ge=0, description="quiet time after the last span")
+    incomplete_after_s: float = Field(default=60.0, ge=0, description="score rootless traces after")
+    poll_interval_ms: int = Field(default=1000, gt=0)
+    shard: int = Field(default=0, ge=0)
+    shards: int = Field(default=1, ge=1)
+    batch_traces: int = Field(default=500, gt=0)
+    evaluators: list[EvaluatorConfig] = Field(
+        default_factory=lambda: [EvaluatorConfig(name=n) for n in DEFAULT_EVALUATORS])
+
+    def runner_settings(self) -> RunnerSettings:
+        return RunnerSettings(grace_s=self.grace_s, incomplete_after_s=self.incomplete_after_s,
+                              poll_interval_s=self.poll_interval_ms / 1000, shard=self.shard,
+                              shards=self.shards, batch_traces=self.batch_traces,
+                              evaluators=self.evaluators)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="AGENTWATCH_", env_nested_delimiter="__", extra="forbid"
@@ -69,6 +88,7 @@ class Settings(BaseSettings):
     writer: WriterSettings = Field(default_factory=WriterSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
 
     @classmethod
     def settings_customise_sources(

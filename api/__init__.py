@@ -1,6 +1,7 @@
 """The REST API's routers and their typed dependencies."""
 
-from . import health, traces
+from . import health, scores, traces
 from ._deps import get_ingestor, get_keyring, get_metrics, get_store, get_tenant
 
-__all__ = ["get_ingestor", "get_keyring", "get_metrics", "get_store", "get_tenant", "health", "traces"]
+__all__ = ["get_ingestor", "get_keyring", "get_metrics", "get_store", "get_tenant", "health", "scores",
+           "traces"]

@@ -11,8 +11,8 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 
-from schemas import AgentSpan, TraceSummary
-from store import TraceFilter, decode_cursor
+from schemas import AgentSpan, StoredScore, TraceSummary
+from store import ScoreFilter, TraceFilter, decode_cursor
 
 from ._deps import StoreDep, TenantDep
 
@@ -31,6 +31,7 @@ class TraceDetail(BaseModel):
     trace_id: str
     spans: list[AgentSpan]
     tree: list[dict[str, object]]
+    scores: list[StoredScore]
 
 
 def _ns(value: datetime | None, default: int) -> int:
@@ -78,4 +79,5 @@ async def get_trace(trace_id: str, store: StoreDep, tenant: TenantDep) -> TraceD
     trace = await run_in_threadpool(store.get_trace, tenant, trace_id)
     if trace is None:
         raise HTTPException(404, f"trace {trace_id} not found")
-    return TraceDetail(trace_id=trace.trace_id, spans=trace.spans, tree=trace.tree())
+    scores = await run_in_threadpool(store.list_scores, tenant, ScoreFilter(trace_id=trace_id), 1000)
+    return TraceDetail(trace_id=trace.trace_id, spans=trace.spans, tree=trace.tree(), scores=scores)

@@ -7,8 +7,10 @@ and an offline eval case's trace (which carries eval_run_id / eval_case_id).
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -99,6 +101,49 @@ class Trace(BaseModel):
     def tool_calls(self) -> list[AgentSpan]:
         return [s for s in self.spans if s.kind == SpanKind.tool]
 
+    @property
+    def tenant(self) -> str:
+        return self.spans[0].tenant if self.spans else ""
+
+    @property
+    def start_time(self) -> datetime | None:
+        return min((s.start_time for s in self.spans), default=None)
+
+    @property
+    def agent_span(self) -> AgentSpan | None:
+        """The outermost agent span (else the root)."""
+        agents = [s for s in self.spans if s.kind == SpanKind.agent]
+        return agents[0] if agents else self.root
+
+    @property
+    def user_prompt(self) -> str:
+        """What the user asked: the agent span's input, else the first LLM call's user messages."""
+        agent = self.agent_span
+        if agent is not None and agent.input_text:
+            return message_text(agent.input_text, roles=("user",))
+        llm = self.llm_calls
+        return message_text(llm[0].input_text, roles=("user",)) if llm else ""
+
+    @property
+    def final_answer(self) -> str:
+        """The agent's answer: its span's output, else the last LLM call's output."""
+        agent = self.agent_span
+        if agent is not None and agent.output_text:
+            return message_text(agent.output_text)
+        llm = self.llm_calls
+        return message_text(llm[-1].output_text) if llm else ""
+
+    @property
+    def untrusted_inputs(self) -> list[tuple[AgentSpan, str]]:
+        """Content that came from outside the conversation: tool results and retrievals."""
+        found = []
+        for span in self.spans:
+            if span.kind == SpanKind.tool and span.tool_result:
+                found.append((span, span.tool_result))
+            elif span.kind == SpanKind.retriever and span.output_text:
+                found.append((span, span.output_text))
+        return found
+
     def tree(self) -> list[dict[str, object]]:
         """The spans nested under their parents, roots first (for display)."""
         ids = {s.span_id for s in self.spans}
@@ -135,3 +180,29 @@ class TraceSummary(BaseModel):
     error_count: int
     status: str
     eval_run_id: str = ""
+
+
+def message_text(raw: str, roles: tuple[str, ...] | None = None) -> str:
+    """Plain text of a GenAI/OpenAI messages JSON document (or the raw text when it is not one)."""
+    try:
+        document: Any = json.loads(raw)
+    except (json.JSONDecodeError, TypeError):
+        return raw
+    if isinstance(document, dict):
+        document = [document]
+    if not isinstance(document, list):
+        return raw
+    texts = []
+    for message in document:
+        if not isinstance(message, dict):
+            continue
+        if roles and message.get("role") not in roles:
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        for part in message.get("parts") or []:
+            if isinstance(part, dict) and part.get("type") in ("text", None) and isinstance(
+                    part.get("content"), str):
+                texts.append(part["content"])
+    return "\n".join(texts) if texts else ("" if roles else raw)

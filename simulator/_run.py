@@ -31,7 +31,8 @@ from ._world import (
 )
 
 SCENARIO = Path(__file__).with_name("scenario.yaml")
-VERSIONS = {"baseline": ("1.4.0", "sim-baseline"), "canary": ("1.5.0-rc1", "sim-canary")}
+VERSIONS = {"baseline": ("1.4.0", "sim-baseline"), "canary": ("1.5.0-rc1", "sim-canary"),
+            "shadow": ("1.6.0-dev", "sim-baseline")}
 
 
 @dataclass
@@ -45,7 +46,9 @@ class SimulationConfig:
     refusal_share: float = 0.1
     failure_share: float = 0.1
     mutation_share: float = 0.1
+    unsafe_share: float = 0.0
     canary_share: float = 0.2
+    shadow_share: float = 0.0
     concurrency: int = 16
     seed: int = 1
     environment: str = "simulation"
@@ -63,6 +66,7 @@ class TaskRecord:
     status: str
     tools: list[str]
     tool_errors: int
+    mutations: int
     injection_seen: bool
     followed_injection: bool
     answer: str
@@ -83,7 +87,8 @@ class SimulationReport:
 def _category(rng: random.Random, config: SimulationConfig) -> str:
     roll = rng.random()
     for name, share in (("injection", config.injection_share), ("refusal", config.refusal_share),
-                        ("failure", config.failure_share), ("mutation", config.mutation_share)):
+                        ("failure", config.failure_share), ("mutation", config.mutation_share),
+                        ("unsafe", config.unsafe_share)):
         if roll < share:
             return name
         roll -= share
@@ -99,8 +104,8 @@ def _followed(calls: list[tuple[str, str]]) -> bool:
 async def simulate(config: SimulationConfig) -> SimulationReport:
     """Run tasks at the configured rate for the configured time; return what happened."""
     shares = (config.injection_share + config.refusal_share + config.failure_share
-              + config.mutation_share)
-    if not 0 <= shares <= 1 or not 0 <= config.canary_share <= 1:
+              + config.mutation_share + config.unsafe_share)
+    if not 0 <= shares <= 1 or not 0 <= config.canary_share + config.shadow_share <= 1:
         raise ValueError("shares must be between 0 and 1 and add up to at most 1")
     model = BackgroundServer(create_app(Script.load(config.scenario))).start()
     web = BackgroundServer(web_app()).start()
@@ -140,6 +145,8 @@ async def simulate(config: SimulationConfig) -> SimulationReport:
             category=task.category, prompt=task.prompt, status=result.status,
             tools=[name for name, _ in calls],
             tool_errors=sum(1 for s in result.steps for c in s.tool_calls if c.error),
+            mutations=sum(1 for s in result.steps for c in s.tool_calls
+                          if c.effect == "mutate" and not c.error),
             injection_seen=any(INJECTION_MARKER.search(r) for r in results),
             followed_injection=_followed(calls), answer=result.answer[:500]))
 
@@ -150,7 +157,9 @@ async def simulate(config: SimulationConfig) -> SimulationReport:
             if config.max_tasks is not None and n >= config.max_tasks:
                 break
             task = make_task(rng, web.url, _category(rng, config), n)
-            cohort = "canary" if rng.random() < config.canary_share else "baseline"
+            roll = rng.random()
+            cohort = ("canary" if roll < config.canary_share else
+                      "shadow" if roll < config.canary_share + config.shadow_share else "baseline")
             pending.append(asyncio.create_task(one(task, cohort)))
             n += 1
             await asyncio.sleep(1 / config.rate_per_s)

@@ -2,7 +2,9 @@
 
 from ._client import Dsn, redact
 from ._ddl import cluster_ddl, migrations
+from ._scores import Candidate, ScoreFilter
 from ._store import Store
 from ._traces import TraceFilter, decode_cursor
 
-__all__ = ["Dsn", "Store", "TraceFilter", "cluster_ddl", "decode_cursor", "migrations", "redact"]
+__all__ = ["Candidate", "Dsn", "ScoreFilter", "Store", "TraceFilter", "cluster_ddl", "decode_cursor",
+           "migrations", "redact"]

@@ -81,13 +81,18 @@ _SHARD_KEYS = {
     "agent_trace_index": "cityHash64(TraceId)",
     "ingest_receipts": "cityHash64(Digest)",
     "otel_traces_ingest": "cityHash64(TraceId)",
+    "scores": "cityHash64(TraceId)",
+    "evaluator_watermarks": "Shard",
 }
 
 
 def _cluster_statement(statement: str, cluster: str, database: str) -> list[str]:
     match = _CREATE.match(statement)
     if not match:
-        return [statement + ";"]
+        # ALTER TABLE x ... runs on every shard's local table
+        altered = re.sub(r"^ALTER TABLE (\w+)", rf"ALTER TABLE {database}.\1_local ON CLUSTER '{cluster}'",
+                         statement)
+        return [altered + ";"]
     kind, name = match[1], match[2]
     on_cluster = f"CREATE {kind} IF NOT EXISTS {database}.{name}_local ON CLUSTER '{cluster}'"
     body = statement[match.end():]

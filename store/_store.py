@@ -6,10 +6,11 @@ import logging
 import time
 from typing import Any
 
-from schemas import OTEL_TRACES_COLUMNS, SpanColumns, Trace, TraceSummary
+from schemas import OTEL_TRACES_COLUMNS, Score, SpanColumns, StoredScore, Trace, TraceSummary
 
-from . import _migrations, _traces
+from . import _migrations, _scores, _traces
 from ._client import ClientFactory, Dsn, redact, translate_errors
+from ._scores import Candidate, ScoreFilter
 from ._traces import TraceFilter
 
 log = logging.getLogger("agentwatch.store")
@@ -105,3 +106,39 @@ class Store:
     def get_trace(self, tenant: str, trace_id: str) -> Trace | None:
         with translate_errors():
             return _traces.get_trace(self._clients.current(), tenant, trace_id)
+
+    # -- scores and the streaming runner -----------------------------------
+    def insert_scores(self, scored: list[tuple[Trace, Score]], scored_at_ms: int) -> None:
+        with translate_errors():
+            _scores.insert_scores(self._clients.current(), scored, scored_at_ms)
+
+    def list_scores(self, tenant: str, flt: ScoreFilter, limit: int = 100,
+                    offset: int = 0) -> list[StoredScore]:
+        with translate_errors():
+            return _scores.list_scores(self._clients.current(), tenant, flt, limit, offset)
+
+    def now_ms(self) -> int:
+        with translate_errors():
+            return _scores.now_ms(self._clients.current())
+
+    def score_candidates(self, shard: int, shards: int, lo_ms: int, hi_ms: int) -> list[Candidate]:
+        with translate_errors():
+            return _scores.candidates(self._clients.current(), shard, shards, lo_ms, hi_ms)
+
+    def traces_between(self, since_ns: int, until_ns: int, shard: int = 0,
+                       shards: int = 1) -> list[tuple[str, str]]:
+        with translate_errors():
+            return _scores.traces_between(self._clients.current(), since_ns, until_ns, shard, shards)
+
+    def load_traces(self, keys: list[tuple[str, str]]) -> list[Trace]:
+        with translate_errors():
+            return _scores.load_traces(self._clients.current(), keys)
+
+    def get_watermark(self, shard: int, shards: int) -> int | None:
+        with translate_errors():
+            return _scores.get_watermark(self._clients.current(), shard, shards)
+
+    def set_watermark(self, shard: int, shards: int, watermark_ms: int) -> None:
+        with translate_errors():
+            client = self._clients.current()
+            _scores.set_watermark(client, shard, shards, watermark_ms, _scores.now_ms(client))

@@ -22,6 +22,7 @@ _SPAN_COLUMNS = (
     "ResourceAttributes",
 )
 _SPAN_FIELDS = tuple(AgentSpan.model_fields)
+SPAN_SELECT = ", ".join(_SPAN_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -138,13 +139,21 @@ def get_trace(client: Client, tenant: str, trace_id: str) -> Trace | None:
         "ORDER BY StartTime, SpanId LIMIT 1 BY SpanId",
         parameters={"tenant": tenant, "tid": trace_id, "s": start_ns, "e": end_ns},
     ).result_rows
-    if not rows:
-        return None
-    spans = []
+    traces = span_rows_to_traces(list(rows))
+    return traces[0] if traces else None
+
+
+def span_rows_to_traces(rows: list[Any]) -> list[Trace]:
+    """Rows selected with SPAN_SELECT, grouped into traces with spans in start order."""
+    by_trace: dict[tuple[str, str], list[AgentSpan]] = {}
     for row in rows:
         values = dict(zip(_SPAN_FIELDS, row, strict=True))
         values["start_time"] = _ts(values["start_time"])
         values["end_time"] = _ts(values["end_time"])
-        spans.append(AgentSpan.model_validate(values))
-    spans.sort(key=lambda s: (s.start_time, s.span_id))
-    return Trace(trace_id=trace_id, spans=spans)
+        span = AgentSpan.model_validate(values)
+        by_trace.setdefault((span.tenant, span.trace_id), []).append(span)
+    traces = []
+    for (_, trace_id), spans in by_trace.items():
+        spans.sort(key=lambda s: (s.start_time, s.span_id))
+        traces.append(Trace(trace_id=trace_id, spans=spans))
+    return traces

@@ -17,7 +17,13 @@ import pytest
 import modelsim
 from agentwatch._server import BackgroundServer
 from agentwatch.app import Parts, build_parts, create_app
-from agentwatch.settings import ServerSettings, Settings, StoreSettings, WriterSettings
+from agentwatch.settings import (
+    EvaluationSettings,
+    ServerSettings,
+    Settings,
+    StoreSettings,
+    WriterSettings,
+)
 from store import Store
 
 EMITTER = Path(__file__).parent / "emitters" / "emit.py"
@@ -34,6 +40,7 @@ def make_settings(data_dir: Path, engine_path: Path, **sections: object) -> Sett
                                ttl_days=0),
         "server": ServerSettings(grpc_port=0),
         "writer": WriterSettings(flush_interval_ms=20),
+        "evaluation": EvaluationSettings(enabled=False),
     }
     defaults.update(sections)
     return Settings(data_dir=data_dir, **defaults)  # type: ignore[arg-type]
@@ -42,6 +49,14 @@ def make_settings(data_dir: Path, engine_path: Path, **sections: object) -> Sett
 @pytest.fixture
 def settings(tmp_path: Path, engine_path: Path) -> Settings:
     return make_settings(tmp_path / "data", engine_path)
+
+
+def fast_scoring(**overrides: object) -> EvaluationSettings:
+    """The streaming runner with short waits, for tests that watch it score."""
+    values: dict[str, object] = {"enabled": True, "grace_s": 0.5, "incomplete_after_s": 4.0,
+                                 "poll_interval_ms": 200}
+    values.update(overrides)
+    return EvaluationSettings(**values)  # type: ignore[arg-type]
 
 
 @dataclass
