@@ -59,15 +59,16 @@ def make_efficiency(options: dict[str, Any]) -> Evaluator:
         start = trace.start_time
         end = max((s.end_time for s in trace.spans), default=start)
         wall_ms = (end - start).total_seconds() * 1000 if start and end else 0.0
-        seen: dict[tuple[str, str], str] = {}
+        succeeded: set[tuple[str, str]] = set()
         repeated: list[str] = []
         retries: list[str] = []
         failed_before: set[str] = set()
         for call in tools:
             key = (call.tool_name, _normalized(call.tool_arguments))
-            if key in seen and call.tool_arguments:
-                repeated.append(call.span_id)
-            seen.setdefault(key, call.span_id)
+            if key in succeeded and call.tool_arguments:
+                repeated.append(call.span_id)  # the same call already answered: pure waste
+            if not call.failed:
+                succeeded.add(key)
             if call.tool_name in failed_before:
                 retries.append(call.span_id)
             if call.failed:
