@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -193,6 +194,64 @@ def demo(
         pass
     finally:
         server.stop()
+
+
+@app.command()
+def evaluate(
+    follow: Annotated[bool, typer.Option("--follow", help="score new traces until interrupted")] = False,
+    since: Annotated[str | None, typer.Option(
+        help="backfill traces that started at or after (ISO 8601)")] = None,
+    until: Annotated[str | None, typer.Option(
+        help="backfill traces that started before (default: now)")] = None,
+    shard: Annotated[int | None, typer.Option(help="this runner's shard (0-based)")] = None,
+    shards: Annotated[int | None, typer.Option(help="number of runner shards")] = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Score traces with the enabled evaluators: continuously (--follow) or a time range (backfill)."""
+    from datetime import UTC, datetime
+
+    from evaluators import StreamingRunner
+    from store import Store
+
+    if follow == (since is not None):
+        raise UsageError("use either --follow or --since [--until]")
+    settings = _settings(config, data_dir=data_dir, store__dsn=dsn, evaluation__shard=shard,
+                         evaluation__shards=shards)
+    if settings.evaluation.shard >= settings.evaluation.shards:
+        raise UsageError(f"--shard must be below --shards ({settings.evaluation.shards})")
+    _ensure_data_dir(settings)
+    store = Store(settings.dsn, settings.store.database, settings.store.ttl_days)
+    store.open()
+    runner = StreamingRunner(store, settings.evaluation.runner_settings())
+    if since is not None:
+        def parse(text: str) -> int:
+            try:
+                moment = datetime.fromisoformat(text)
+            except ValueError:
+                raise UsageError(f"not an ISO 8601 time: {text!r}") from None
+            return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1e9)
+
+        scored = asyncio.run(runner.backfill(parse(since), parse(until) if until else time.time_ns()))
+        console.print(f"scored {scored} traces")
+        return
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        task = asyncio.create_task(runner.follow(stop))
+        try:
+            while True:
+                await asyncio.sleep(10)
+                err.print(f"scored {int(runner.metrics.traces._value.get())} traces so far")
+        finally:
+            stop.set()
+            await task
+
+    err.print(f"scoring new traces (shard {settings.evaluation.shard} of {settings.evaluation.shards}); "
+              "Ctrl-C to stop")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
 
 
 @app.command("model-sim")

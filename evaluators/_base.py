@@ -34,13 +34,25 @@ class Evaluator:
             result: Any = self.fn(trace)
             if inspect.isawaitable(result):
                 result = await result
-            scores = list(result)
+            return self._stamp(list(result))
         except Exception as exc:
-            scores = [Score(name=f"{self.name}.error", value=1.0, label="error",
-                            severity=Severity.warning,
-                            explanation=f"{type(exc).__name__}: {str(exc)[:500]}")]
-        return [s.model_copy(update={"evaluator": self.name, "evaluator_version": self.version})
-                for s in scores]
+            return self._stamp([self._error(exc)])
+
+    def evaluate_now(self, trace: Trace) -> list[Score]:
+        """The same for a synchronous evaluator, without an event-loop round trip."""
+        try:
+            return self._stamp(list(self.fn(trace)))  # type: ignore[arg-type]
+        except Exception as exc:
+            return self._stamp([self._error(exc)])
+
+    def _error(self, exc: Exception) -> Score:
+        return Score(name=f"{self.name}.error", value=1.0, label="error", severity=Severity.warning,
+                     explanation=f"{type(exc).__name__}: {str(exc)[:500]}")
+
+    def _stamp(self, scores: list[Score]) -> list[Score]:
+        for score in scores:
+            score.evaluator, score.evaluator_version = self.name, self.version
+        return scores
 
 
 def evaluator(name: str, version: str = "1") -> Callable[[EvaluateFn], Evaluator]:

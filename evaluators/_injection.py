@@ -76,8 +76,22 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[left: right_dot if right_dot != -1 else len(text)]
 
 
+# words every pattern below needs one of; plain substring tests are far cheaper than the regexes
+_KEYWORDS = ("ignor", "disregard", "forget", "overrid", "bypass", "skip", "system", "assistant", "ai",
+             "agent", "llm", "model", "send", "forward", "mail", "upload", "exfil", "leak", "transmit",
+             "share", "post", "<!--", "inst]", "im_start", "you are now", "developer", "jailbreak",
+             "instruction", "![")
+
+
+def _worth_a_look(text: str) -> bool:
+    low = text.lower()
+    return any(k in low for k in _KEYWORDS) or _BASE64.search(text) is not None
+
+
 def signals(text: str) -> list[str]:
     """Kinds of injection found in one untrusted text (empty when it reads as data)."""
+    if not _worth_a_look(text):
+        return []  # none of the words any pattern needs: the common, benign case
     found: list[str] = []
     for match in _OVERRIDE.finditer(text):
         if _quoted(text, match.start(), match.end()) or _DISCUSSION.search(

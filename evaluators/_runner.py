@@ -75,10 +75,19 @@ class StreamingRunner:
                     incomplete: set[str] | None = None) -> list[tuple[Trace, Score]]:
         """Run the enabled evaluators on traces (the offline harness calls this too)."""
         out: list[tuple[Trace, Score]] = []
+        pending = []
         for trace in traces:
-            jobs = [ev.evaluate(trace) for config, ev in self._evaluators if config.applies_to(trace)]
-            for scores in await asyncio.gather(*jobs):
-                out.extend((trace, s) for s in scores)
+            for config, ev in self._evaluators:
+                if not config.applies_to(trace):
+                    continue
+                if ev.is_async:
+                    pending.append((trace, ev.evaluate(trace)))
+                else:
+                    out.extend((trace, s) for s in ev.evaluate_now(trace))
+        for (trace, _), scores in zip(pending, await asyncio.gather(*(job for _, job in pending)),
+                                      strict=True):
+            out.extend((trace, s) for s in scores)
+        for trace in traces:
             if incomplete and trace.trace_id in incomplete:
                 out.append((trace, Score(
                     name="trace.incomplete", value=1, label="incomplete", severity=Severity.warning,

@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from instrumentation import MASK, redact_secrets
+from instrumentation import MASK, contains_secret
 from schemas import AgentSpan, Score, Severity, Trace
 
 from ._base import Evaluator
@@ -102,8 +102,7 @@ def make_tool_safety(options: dict[str, Any]) -> Evaluator:
                 if trace.root is not None and trace.root.cohort == "shadow" and not call.failed:
                     shadow.append(call.span_id)
             # a secret the emitter's redaction hook masked is still a secret the agent tried to send
-            if call.tool_arguments and (MASK in call.tool_arguments
-                                        or redact_secrets(call.tool_arguments) != call.tool_arguments):
+            if MASK in call.tool_arguments or contains_secret(call.tool_arguments):
                 secrets.append(call.span_id)
             own = {trace.tenant, call.attributes.get("agentwatch.account", ""),
                    call.resource_attributes.get("agentwatch.account", ""),

@@ -3,7 +3,7 @@
 Depends only on the OpenTelemetry API and SDK (and its OTLP exporters)."""
 
 from ._propagation import continue_trace, inject_headers, with_baggage
-from ._redact import MASK, redact_secrets
+from ._redact import MASK, contains_secret, redact_secrets
 from ._setup import configure
 from ._spans import AgentStep, ChatStep, ContentPolicy, Telemetry, ToolStep, to_genai_messages
 
@@ -15,6 +15,7 @@ __all__ = [
     "Telemetry",
     "ToolStep",
     "configure",
+    "contains_secret",
     "continue_trace",
     "inject_headers",
     "redact_secrets",

@@ -30,6 +30,10 @@ _SECRET_FIELD = re.compile(
     (?P<quote>["']?)(?P<value>[^"',\s}&]{3,})"""
 )
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
+# a cheap first look: every shape above contains one of these
+_HINTS = ("sk-", "pk-", "rk-", "aw_", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox",
+          "bearer", "eyj", "passw", "pwd", "secret", "api", "token")
+_DIGIT_RUN = re.compile(r"\d{4}[ -]?\d{4}[ -]?\d{4}")
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -45,6 +49,16 @@ def _luhn_ok(digits: str) -> bool:
 def _mask_card(match: re.Match[str]) -> str:
     digits = re.sub(r"\D", "", match.group(0))
     return MASK if 13 <= len(digits) <= 19 and _luhn_ok(digits) else match.group(0)
+
+
+def contains_secret(text: str) -> bool:
+    """Whether redaction would change the text (one pass for the common, clean case)."""
+    if not text:
+        return False
+    low = text.lower()
+    if not any(h in low for h in _HINTS) and not _DIGIT_RUN.search(text):
+        return False
+    return redact_secrets(text) != text
 
 
 def redact_secrets(text: str) -> str:

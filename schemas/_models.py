@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -79,7 +80,7 @@ class Trace(BaseModel):
     trace_id: str
     spans: list[AgentSpan]
 
-    @property
+    @cached_property
     def root(self) -> AgentSpan | None:
         ids = {s.span_id for s in self.spans}
         roots = [s for s in self.spans if not s.parent_span_id or s.parent_span_id not in ids]
@@ -88,34 +89,34 @@ class Trace(BaseModel):
     def children(self, span_id: str) -> list[AgentSpan]:
         return [s for s in self.spans if s.parent_span_id == span_id]
 
-    @property
+    @cached_property
     def steps(self) -> list[AgentSpan]:
         """LLM calls, tool calls and retrievals in the order they started."""
         return [s for s in self.spans if s.kind in (SpanKind.llm, SpanKind.tool, SpanKind.retriever)]
 
-    @property
+    @cached_property
     def llm_calls(self) -> list[AgentSpan]:
         return [s for s in self.spans if s.kind == SpanKind.llm]
 
-    @property
+    @cached_property
     def tool_calls(self) -> list[AgentSpan]:
         return [s for s in self.spans if s.kind == SpanKind.tool]
 
-    @property
+    @cached_property
     def tenant(self) -> str:
         return self.spans[0].tenant if self.spans else ""
 
-    @property
+    @cached_property
     def start_time(self) -> datetime | None:
         return min((s.start_time for s in self.spans), default=None)
 
-    @property
+    @cached_property
     def agent_span(self) -> AgentSpan | None:
         """The outermost agent span (else the root)."""
         agents = [s for s in self.spans if s.kind == SpanKind.agent]
         return agents[0] if agents else self.root
 
-    @property
+    @cached_property
     def user_prompt(self) -> str:
         """What the user asked: the agent span's input, else the first LLM call's user messages."""
         agent = self.agent_span
@@ -124,7 +125,7 @@ class Trace(BaseModel):
         llm = self.llm_calls
         return message_text(llm[0].input_text, roles=("user",)) if llm else ""
 
-    @property
+    @cached_property
     def final_answer(self) -> str:
         """The agent's answer: its span's output, else the last LLM call's output."""
         agent = self.agent_span
@@ -133,7 +134,7 @@ class Trace(BaseModel):
         llm = self.llm_calls
         return message_text(llm[-1].output_text) if llm else ""
 
-    @property
+    @cached_property
     def untrusted_inputs(self) -> list[tuple[AgentSpan, str]]:
         """Content that came from outside the conversation: tool results and retrievals."""
         found = []

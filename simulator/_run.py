@@ -162,7 +162,8 @@ async def simulate(config: SimulationConfig) -> SimulationReport:
                       "shadow" if roll < config.canary_share + config.shadow_share else "baseline")
             pending.append(asyncio.create_task(one(task, cohort)))
             n += 1
-            await asyncio.sleep(1 / config.rate_per_s)
+            # pace by the clock, not by sleeps, so slow iterations do not lower the rate
+            await asyncio.sleep(max(0.0, started + n / config.rate_per_s - time.monotonic()))
         await asyncio.gather(*pending)
     finally:
         for client in clients:

@@ -112,3 +112,15 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "6 latest traces" in done.stdout and "6 tasks;" in done.stdout
     assert (tmp_path / ".agentwatch" / "chdb").is_dir()
+
+
+def test_evaluate_backfill_and_usage_errors(tmp_path: Path) -> None:
+    assert cli("simulate", "--data-dir", str(tmp_path), "--max-tasks", "4", "--rate", "20").returncode == 0
+    done = cli("evaluate", "--data-dir", str(tmp_path), "--since", "2020-01-01")
+    assert done.returncode == 0 and "scored 4 traces" in done.stdout, done.stderr
+    for args, words in ((["--since", "yesterday"], "not an ISO 8601 time"),
+                        ([], "either --follow or --since"),
+                        (["--follow", "--shard", "2", "--shards", "2"], "--shard must be below")):
+        bad = cli("evaluate", "--data-dir", str(tmp_path), *args)
+        assert bad.returncode == 2 and words in bad.stderr
+        _clean(bad)

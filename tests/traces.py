@@ -27,7 +27,8 @@ def tool(name: str, *, result: str = "", args: Any = None, effect: str = "read",
             "attributes": attributes or {}}
 
 
-def llm(output: str = "", input_tokens: int = 100, output_tokens: int = 20, model: str = "m") -> dict[str, Any]:
+def llm(output: str = "", input_tokens: int = 100, output_tokens: int = 20,
+        model: str = "m") -> dict[str, Any]:
     return {"kind": SpanKind.llm, "output_text": output, "input_tokens": input_tokens,
             "output_tokens": output_tokens, "request_model": model, "response_model": model}
 

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -95,63 +96,68 @@ class PythonExec(Tool):
         self.limits = limits or SandboxLimits()
 
     async def run(self, args: _Args) -> str:  # type: ignore[override]
+        # a worker thread with plain subprocess: child reaping does not depend on the event loop
+        # (uvloop loops in other threads can miss SIGCHLD for asyncio subprocesses)
+        return await asyncio.to_thread(self._execute, args.code)
+
+    def _execute(self, code: str) -> str:
         limits = self.limits
         workdir = tempfile.mkdtemp(prefix="aw-py-")
         command = [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, str(limits.cpu_s),
                    str(limits.memory_bytes), str(limits.file_bytes)]
         if _network_namespace_available():
             command = ["unshare", "-n", *command]
+        timed_out = threading.Event()
         try:
-            process = await asyncio.create_subprocess_exec(
-                *command, cwd=workdir, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            process = subprocess.Popen(
+                command, cwd=workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True,
                 env={"PATH": "/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8",
-                     "PYTHONIOENCODING": "utf-8"},
-                start_new_session=True,
-            )
+                     "PYTHONIOENCODING": "utf-8"})
+            timer = threading.Timer(limits.wall_s, lambda: (timed_out.set(), _kill(process.pid)))
+            timer.start()
             try:
-                output, overflow = await asyncio.wait_for(
-                    _communicate(process, args.code.encode(), limits.output_bytes), limits.wall_s)
-            except TimeoutError:
-                _kill(process)
-                await process.wait()
-                raise ToolError(f"timed out after {limits.wall_s:g} s of wall time") from None
-            if overflow:
-                _kill(process)
-                await process.wait()
-                raise ToolError(f"output exceeded {limits.output_bytes} bytes; print less")
-            code = await process.wait()
+                output, overflow = _communicate(process, code.encode(), limits.output_bytes)
+                exit_code = process.wait()
+            finally:
+                timer.cancel()
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+        if timed_out.is_set():
+            raise ToolError(f"timed out after {limits.wall_s:g} s of wall time")
+        if overflow:
+            raise ToolError(f"output exceeded {limits.output_bytes} bytes; print less")
         text = output.decode("utf-8", "replace")
-        if code == 0:
+        if exit_code == 0:
             return text or "(no output)"
-        if code in (-signal.SIGXCPU, -signal.SIGKILL) and "Error" not in text:
+        if exit_code in (-signal.SIGXCPU, -signal.SIGKILL) and "Error" not in text:
             raise ToolError(f"CPU time limit of {limits.cpu_s} s exceeded")
         tail = text[-2000:]
         if "MemoryError" in tail:
             raise ToolError(f"memory limit of {limits.memory_bytes // 2**20} MiB exceeded\n{tail}")
-        raise ToolError(f"the code failed (exit code {code}):\n{tail}")
+        raise ToolError(f"the code failed (exit code {exit_code}):\n{tail}")
 
 
-async def _communicate(process: asyncio.subprocess.Process, stdin: bytes,
-                       limit: int) -> tuple[bytes, bool]:
+def _communicate(process: subprocess.Popen[bytes], stdin: bytes, limit: int) -> tuple[bytes, bool]:
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(stdin)
-    await process.stdin.drain()
-    process.stdin.close()
+    with contextlib.suppress(BrokenPipeError):
+        process.stdin.write(stdin)
+        process.stdin.close()
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = await process.stdout.read(65536)
+        chunk = process.stdout.read1(65536)
         if not chunk:
+            process.stdout.close()
             return b"".join(chunks), False
         size += len(chunk)
         if size > limit:
+            _kill(process.pid)
+            process.stdout.close()
             return b"".join(chunks)[:limit], True
         chunks.append(chunk)
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
