@@ -114,7 +114,11 @@ class PythonExec(Tool):
                 stderr=subprocess.STDOUT, start_new_session=True,
                 env={"PATH": "/usr/bin:/bin", "HOME": workdir, "LANG": "C.UTF-8",
                      "PYTHONIOENCODING": "utf-8"})
-            timer = threading.Timer(limits.wall_s, lambda: (timed_out.set(), _kill(process.pid)))
+            def expire() -> None:
+                timed_out.set()
+                _kill(process.pid)
+
+            timer = threading.Timer(limits.wall_s, expire)
             timer.start()
             try:
                 output, overflow = _communicate(process, code.encode(), limits.output_bytes)
@@ -146,7 +150,7 @@ def _communicate(process: subprocess.Popen[bytes], stdin: bytes, limit: int) -> 
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = process.stdout.read1(65536)
+        chunk = process.stdout.read1(65536)  # type: ignore[attr-defined]
         if not chunk:
             process.stdout.close()
             return b"".join(chunks), False
