@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from collector import (
     build_grpc_server,
     otlp_router,
 )
+from evalcenter import Harness, HarnessSettings
 from evaluators import RunnerMetrics, StreamingRunner
 from schemas.errors import StoreError, StoreUnavailable, UsageError
 from store import Store
@@ -96,6 +98,13 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
         parts.writer.start()
         grpc_server = await _start_grpc(parts)
         app.state.grpc_server = grpc_server
+        harness = app.state.harness
+        if not harness.settings.collector_url and settings.server.http_port:
+            harness.settings.collector_url = f"http://{settings.server.host}:{settings.server.http_port}"
+        if app.state.store_ready:
+            failed = await harness.fail_interrupted_runs()
+            if failed:
+                log.warning("marked %d interrupted eval run(s) failed", failed)
         stop_scoring = asyncio.Event()
         scoring = None
         if settings.evaluation.enabled:
@@ -106,6 +115,7 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await harness.close()
             stop_scoring.set()
             if scoring is not None:
                 await scoring
@@ -130,12 +140,19 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
     app.state.keyring = parts.keyring
     app.state.writer = parts.writer
     app.state.before_shutdown = parts.writer.drain
+    e = settings.eval
+    app.state.harness = Harness(parts.store, HarnessSettings(
+        collector_url=e.collector_url, grader_base_url=e.grader_base_url, grader_model=e.grader_model,
+        grader_api_key=os.environ.get(e.grader_api_key_env) if e.grader_api_key_env else None,
+        concurrency=e.concurrency, workspace=settings.data_dir / "eval-workspaces",
+        allow_private_fetch=e.allow_private_fetch))
     app.include_router(
         otlp_router(api.get_ingestor, parts.keyring.tenant_for, settings.server.max_body_bytes)
     )
     app.include_router(api.health.router)
     app.include_router(api.traces.router)
     app.include_router(api.scores.router)
+    app.include_router(api.eval.router)
     return app
 
 

@@ -76,6 +76,16 @@ class EvaluationSettings(BaseModel):
                               evaluators=self.evaluators)
 
 
+class EvalCenterSettings(BaseModel):
+    grader_base_url: str = Field(default="", description="OpenAI-compatible URL of the grader "
+                                 "('fast') model; empty: the agent's own endpoint")
+    grader_model: str = Field(default="", description="empty: the agent's own model")
+    grader_api_key_env: str = Field(default="", description="environment variable holding its key")
+    concurrency: int = Field(default=5, ge=1, le=64)
+    collector_url: str = Field(default="", description="where eval agents send spans; empty: this service")
+    allow_private_fetch: bool = Field(default=False, description="let web_fetch reach private addresses")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="AGENTWATCH_", env_nested_delimiter="__", extra="forbid"
@@ -89,6 +99,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
+    eval: EvalCenterSettings = Field(default_factory=EvalCenterSettings)
 
     @classmethod
     def settings_customise_sources(

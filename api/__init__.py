@@ -1,7 +1,7 @@
 """The REST API's routers and their typed dependencies."""
 
-from . import health, scores, traces
+from . import eval, health, scores, traces
 from ._deps import get_ingestor, get_keyring, get_metrics, get_store, get_tenant
 
-__all__ = ["get_ingestor", "get_keyring", "get_metrics", "get_store", "get_tenant", "health", "scores",
-           "traces"]
+__all__ = ["eval", "get_ingestor", "get_keyring", "get_metrics", "get_store", "get_tenant", "health",
+           "scores", "traces"]

@@ -12,6 +12,7 @@ from google.rpc import code_pb2, status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
+from starlette.requests import ClientDisconnect
 
 from schemas.errors import (
     AgentwatchError,
@@ -107,11 +108,14 @@ async def _read_body(request: Request, limit: int) -> bytes:
         raise PayloadTooLarge(f"request body of {declared} bytes is above the {limit}-byte limit")
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLarge(f"request body is above the {limit}-byte limit")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise PayloadTooLarge(f"request body is above the {limit}-byte limit")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise DecodeError("the client disconnected before sending the whole body") from None
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding in ("", "identity"):

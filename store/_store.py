@@ -10,6 +10,7 @@ from schemas import OTEL_TRACES_COLUMNS, Score, SpanColumns, StoredScore, Trace,
 
 from . import _migrations, _scores, _traces
 from ._client import ClientFactory, Dsn, redact, translate_errors
+from ._eval import EvalRecords
 from ._scores import Candidate, ScoreFilter
 from ._traces import TraceFilter
 
@@ -27,6 +28,7 @@ class Store:
         self.database = self.dsn.database or database
         self.ttl_days = ttl_days
         self._clients = ClientFactory(self.dsn, self.database)
+        self.eval = EvalRecords(self._clients.current)
 
     # -- lifecycle ------------------------------------------------------
     def open(self, migrate: bool = True) -> list[str]:

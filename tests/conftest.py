@@ -77,6 +77,9 @@ class Service:
     def count(self, table: str = "otel_traces", where: str = "1") -> int:
         return int(self.store.query_rows(f"SELECT count() FROM {table} WHERE {where}")[0][0])
 
+    def app_state(self):  # type: ignore[no-untyped-def]
+        return self.server.server.config.app.state
+
     def trace(self, trace_id: str, headers: dict[str, str] | None = None) -> httpx.Response:
         return httpx.get(f"{self.url}/api/traces/{trace_id}", headers=headers, timeout=30)
 

@@ -24,7 +24,8 @@ def _clean(done: subprocess.CompletedProcess[str]) -> None:
 def test_migrate_twice_and_print_ddl(tmp_path: Path) -> None:
     first = cli("migrate", "--data-dir", str(tmp_path))
     assert first.returncode == 0, first.stderr
-    assert "applied: 0001_otel_traces, 0002_agent_spans, 0003_otel_traces_ingest, 0004_scores" in first.stdout
+    assert ("applied: 0001_otel_traces, 0002_agent_spans, 0003_otel_traces_ingest, 0004_scores, "
+            "0005_eval_center") in first.stdout
     second = cli("migrate", "--data-dir", str(tmp_path))
     assert second.returncode == 0 and "schema up to date" in second.stdout
     ddl = cli("migrate", "--print-ddl")

@@ -1,0 +1,8 @@
+"""The eval center: datasets of cases run through a real agent and graded by a separate model."""
+
+from ._grader import SYSTEM_PROMPT, GraderError, grade
+from ._harness import AdaptiveLimit, Harness, HarnessSettings
+from ._io import ImportError_, export_csv, export_jsonl, parse_csv, parse_jsonl
+
+__all__ = ["SYSTEM_PROMPT", "AdaptiveLimit", "GraderError", "Harness", "HarnessSettings", "ImportError_",
+           "export_csv", "export_jsonl", "grade", "parse_csv", "parse_jsonl"]
