@@ -7,7 +7,7 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import httpx
 import typer
@@ -22,6 +22,8 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Observability and online evaluation for LLM agents.")
 keys_app = typer.Typer(no_args_is_help=True, help="Create, list and revoke API keys.")
 app.add_typer(keys_app, name="keys")
+eval_app = typer.Typer(no_args_is_help=True, help="Run eval-center datasets (for CI/CD).")
+app.add_typer(eval_app, name="eval")
 console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -252,6 +254,101 @@ def evaluate(
               "Ctrl-C to stop")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
+
+
+@eval_app.command("run")
+def eval_run(
+    agent: Annotated[str, typer.Option(help="agent name (as registered in the eval center)")],
+    dataset: Annotated[str, typer.Option(help="dataset name")],
+    min_pass_rate: Annotated[float | None, typer.Option(
+        help="exit 1 when the pass rate is below this (0..1)", min=0, max=1)] = None,
+    repeat: Annotated[int, typer.Option(help="run each case N times", min=1, max=20)] = 1,
+    url: Annotated[str | None, typer.Option(
+        help="a running service; default: the embedded store under --data-dir")] = None,
+    api_key: Annotated[str | None, typer.Option(envvar="AGENTWATCH_API_KEY", help="bearer key")] = None,
+    junit: Annotated[Path | None, typer.Option(help="write JUnit XML here")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the run as JSON here")] = None,
+    data_dir: DataDirOpt = None,
+    timeout_s: Annotated[float, typer.Option(help="give up after this many seconds")] = 3600,
+) -> None:
+    """Run a dataset against an agent, show the results, fail the build under a threshold."""
+    import json as _json
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from evalcenter import junit_xml, summary
+
+    server = None
+    if url is None:
+        from ._server import BackgroundServer
+        from .app import create_app
+
+        settings = _settings(None, data_dir=data_dir, server__grpc_enabled=False,
+                             evaluation__grace_s=0.5)
+        _ensure_data_dir(settings)
+        service = create_app(settings)
+        server = BackgroundServer(service).start()
+        service.state.harness.settings.collector_url = server.url
+        url = server.url
+    headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+    http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=60)
+    try:
+        agents = _api(http.get("/api/eval/agents"))
+        found_agent = next((a for a in agents if a["name"] == agent), None)
+        datasets = _api(http.get("/api/eval/datasets", params={"size": 200}))["items"]
+        found_dataset = next((d for d in datasets if d["name"] == dataset), None)
+        if found_agent is None:
+            known = ", ".join(a["name"] for a in agents) or "none"
+            raise UsageError(f"no agent named {agent!r} (known: {known})")
+        if found_dataset is None:
+            raise UsageError(f"no dataset named {dataset!r}")
+        run = _api(http.post("/api/eval/runs", json={"agent_id": found_agent["id"],
+                                                     "dataset_id": found_dataset["id"], "repeat": repeat}))
+        deadline = time.monotonic() + timeout_s
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      console=err, transient=True) as progress:
+            task = progress.add_task(f"{agent} on {dataset}", total=run["total"])
+            while run["status"] in ("pending", "running"):
+                if time.monotonic() > deadline:
+                    raise UsageError(f"run {run['id']} did not finish in {timeout_s:g} s")
+                time.sleep(1.0)
+                run = _api(http.get(f"/api/eval/runs/{run['id']}"))
+                progress.update(task, completed=run["completed"])
+    finally:
+        http.close()
+        if server is not None:
+            server.stop()
+    result = summary(run)
+    table = Table("case", "verdict", "latency ms", "tokens", "reasoning / error",
+                  title=f"{agent} on {dataset}: {run['status']}")
+    colours = {"pass": "green", "fail": "red", "error": "dark_orange"}
+    for r in run["results"]:
+        table.add_row(r["prompt"][:50], f"[{colours[r['verdict']]}]{r['verdict']}[/]",
+                      f"{r['latency_ms']:.0f}", str(r["tokens"]), (r["reasoning"] or r["error"])[:80])
+    console.print(table)
+    low, high = result["pass_rate_ci95"]
+    rate = result["pass_rate"]
+    console.print(f"pass rate {rate if rate is not None else 'n/a'} (95% CI {low}–{high}), "
+                  f"{result['passed']} pass / {result['failed']} fail / {result['errors']} error")
+    if junit:
+        junit.write_text(junit_xml(run), encoding="utf-8")
+    if json_out:
+        json_out.write_text(_json.dumps({"summary": result, "run": run}, indent=1), encoding="utf-8")
+    if run["status"] != "completed":
+        raise SystemExit(1)
+    if min_pass_rate is not None and (rate or 0.0) < min_pass_rate:
+        err.print(f"[red]pass rate {rate} is below the required {min_pass_rate}[/]")
+        raise SystemExit(1)
+
+
+def _api(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        try:
+            detail = response.json().get("detail", response.text)
+        except ValueError:
+            detail = response.text
+        raise UsageError(f"the service answered {response.status_code}: {detail}")
+    return response.json()
 
 
 @app.command("model-sim")

@@ -1,0 +1,56 @@
+"""`agentwatch eval run` for CI/CD: progress, table, JUnit XML, JSON, Wilson interval, exit code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import httpx
+import pytest
+
+from evalcenter import wilson_interval
+
+from .conftest import Service
+from .helpers import scripted_model
+from .test_eval_center import GRADER_AND_AGENT, _spec
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-3) and high == pytest.approx(0.9433, abs=1e-3)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_cli_against_a_running_service(service: Service, tmp_path: Path) -> None:
+    service.app_state().harness.settings.collector_url = service.url
+    api = f"{service.url}/api/eval"
+    with scripted_model(GRADER_AND_AGENT) as model:
+        httpx.post(f"{api}/agents", json=_spec(model.url))
+        dataset = httpx.post(f"{api}/datasets", json={"name": "tier-1"}).json()
+        for kind in ("good", "good", "good", "bad"):
+            httpx.post(f"{api}/datasets/{dataset['id']}/cases", json={
+                "prompt": f"[{kind}] refund window?", "expected_behavior": "30 days"})
+
+        def cli(*extra: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [sys.executable, "-m", "agentwatch", "eval", "run", "--agent", "refund-bot",
+                 "--dataset", "tier-1", "--url", service.url, *extra],
+                capture_output=True, text=True, timeout=180)
+
+        ok = cli("--min-pass-rate", "0.7", "--repeat", "2", "--junit", str(tmp_path / "j.xml"),
+                 "--json", str(tmp_path / "r.json"))
+        below = cli("--min-pass-rate", "0.8")
+        missing = cli("--agent", "nobody")
+    assert ok.returncode == 0, ok.stderr
+    assert "pass rate 0.75 (95% CI" in ok.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["cases"] == 8 and report["summary"]["passed"] == 6
+    suite = ET.parse(tmp_path / "j.xml").getroot()
+    assert suite.get("tests") == "8" and suite.get("failures") == "2" and suite.get("errors") == "0"
+    assert len(suite.findall("testcase/failure")) == 2
+    assert below.returncode == 1 and "below the required 0.8" in below.stderr
+    assert missing.returncode == 2 and "no agent named" in missing.stderr
+    assert "Traceback" not in below.stderr + missing.stderr
