@@ -13,6 +13,7 @@ import grpc
 from fastapi import FastAPI
 
 import api
+import web
 from collector import (
     BatchWriter,
     Ingestor,
@@ -153,6 +154,7 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
     app.include_router(api.traces.router)
     app.include_router(api.scores.router)
     app.include_router(api.eval.router)
+    app.include_router(web.router)
     return app
 
 
