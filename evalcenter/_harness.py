@@ -171,6 +171,7 @@ class Harness:
         if outcome.status == "error":
             base.error = f"the agent failed: {outcome.error}"
             return base
+        graded = time.perf_counter()
         try:
             verdict, reasoning = await grade(grader_client, self.settings.grader_model or spec.model.model,
                                              case.prompt, case.expected_behavior, case.assertions,
@@ -178,6 +179,8 @@ class Harness:
         except GraderError as exc:
             base.error = str(exc)
             return base
+        finally:
+            base.grader_latency_ms = round((time.perf_counter() - graded) * 1000, 1)
         base.verdict, base.reasoning = Verdict(verdict), reasoning
         return base
 

@@ -105,6 +105,7 @@ class CaseResult(BaseModel):
     answer: str = ""
     reasoning: str = ""
     latency_ms: float = 0.0
+    grader_latency_ms: float = 0.0
     tokens: int = 0
     trace_id: str = ""
     error: str = ""
