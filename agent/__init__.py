@@ -2,7 +2,19 @@
 
 from ._engine import Agent, AgentResult, Step, ToolCall
 from ._model import Completion, ModelClient, RetryPolicy
-from ._spec import AgentSpec, ModelConfig
+from ._spec import AGENT_SPEC, AgentSpec, AnyAgentSpec, ExternalAgentSpec, ModelConfig
 
-__all__ = ["Agent", "AgentResult", "AgentSpec", "Completion", "ModelClient", "ModelConfig",
-           "RetryPolicy", "Step", "ToolCall"]
+__all__ = [
+           "AGENT_SPEC",
+           "Agent",
+           "AgentResult",
+           "AgentSpec",
+           "AnyAgentSpec",
+           "Completion",
+           "ExternalAgentSpec",
+           "ModelClient",
+           "ModelConfig",
+           "RetryPolicy",
+           "Step",
+           "ToolCall",
+]

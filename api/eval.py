@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 
-from agent import AgentSpec
+from agent import AnyAgentSpec
 from evalcenter import Harness, ImportError_, export_csv, export_jsonl, parse_csv, parse_jsonl
 from schemas import Case, CaseIn, Dataset, DatasetIn, Run, RunDetail, RunIn, RunStatus
 
@@ -32,7 +32,7 @@ class Page(BaseModel, Generic[T]):
 class AgentRecord(BaseModel):
     id: str
     name: str
-    spec: AgentSpec
+    spec: AnyAgentSpec
 
 
 def get_harness(request: Request) -> Harness:
@@ -64,7 +64,7 @@ async def _agent(store: Any, tenant: str, agent_id: str) -> dict[str, Any]:
 
 # -- agents ---------------------------------------------------------------------
 @router.post("/agents", response_model=AgentRecord, status_code=201, summary="Register an agent")
-async def create_agent(spec: AgentSpec, store: StoreDep, tenant: TenantDep) -> AgentRecord:
+async def create_agent(spec: AnyAgentSpec, store: StoreDep, tenant: TenantDep) -> AgentRecord:
     agent_id = _new_id()
     await run_in_threadpool(store.eval.put_agent, tenant, agent_id, spec.name, spec.model_dump())
     return AgentRecord(id=agent_id, name=spec.name, spec=spec)
@@ -83,7 +83,7 @@ async def get_agent(agent_id: str, store: StoreDep, tenant: TenantDep) -> AgentR
 
 
 @router.put("/agents/{agent_id}", response_model=AgentRecord, summary="Update an agent")
-async def update_agent(agent_id: str, spec: AgentSpec, store: StoreDep, tenant: TenantDep) -> AgentRecord:
+async def update_agent(agent_id: str, spec: AnyAgentSpec, store: StoreDep, tenant: TenantDep) -> AgentRecord:
     await _agent(store, tenant, agent_id)
     await run_in_threadpool(store.eval.put_agent, tenant, agent_id, spec.name, spec.model_dump())
     return AgentRecord(id=agent_id, name=spec.name, spec=spec)

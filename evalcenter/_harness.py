@@ -12,9 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent import Agent, AgentSpec, ModelClient, RetryPolicy
+import httpx
+
+from agent import AGENT_SPEC, Agent, AgentSpec, ExternalAgentSpec, ModelClient, RetryPolicy
 from agent.tools import FetchPolicy, ToolConfig, build_tools
-from instrumentation import Telemetry, configure
+from instrumentation import Telemetry, configure, inject_headers
 from schemas import Case, CaseResult, Run, RunStatus, Verdict
 from store import Store
 
@@ -110,17 +112,22 @@ class Harness:
     # -- the pipeline ----------------------------------------------------------
     async def _execute(self, tenant: str, run: Run, cases: list[Case]) -> None:
         s = self.settings
-        spec = AgentSpec.model_validate(run.agent_snapshot)
+        spec = AGENT_SPEC.validate_python(run.agent_snapshot)
         limit = AdaptiveLimit(s.concurrency)
         telemetry = (configure(spec.name, endpoint=s.collector_url, api_key=s.api_key,
                                service_version=spec.version, environment="eval", capture_content=True,
                                resource_attributes={"eval.run_id": run.id})
                      if s.collector_url else Telemetry())
-        agent_client = ModelClient(spec.model.base_url, _key(spec.model.api_key_env),
-                                   provider=spec.model.provider, timeout_s=spec.model.timeout_s,
-                                   telemetry=telemetry, on_throttle=limit.throttled,
-                                   retry=RetryPolicy(max_retries=6, base_delay_s=0.2))
-        grader_client = ModelClient(s.grader_base_url or spec.model.base_url, s.grader_api_key,
+        if isinstance(spec, AgentSpec):
+            agent_client: ModelClient | None = ModelClient(
+                spec.model.base_url, _key(spec.model.api_key_env), provider=spec.model.provider,
+                timeout_s=spec.model.timeout_s, telemetry=telemetry, on_throttle=limit.throttled,
+                retry=RetryPolicy(max_retries=6, base_delay_s=0.2))
+            default_grader = spec.model.base_url
+        else:
+            agent_client = None
+            default_grader = spec.url if spec.protocol == "openai" else ""
+        grader_client = ModelClient(s.grader_base_url or default_grader, s.grader_api_key,
                                     telemetry=Telemetry(), on_throttle=limit.throttled,
                                     retry=RetryPolicy(max_retries=6, base_delay_s=0.2))
         run.status, run.started_at = RunStatus.running, datetime.now(UTC)
@@ -147,7 +154,8 @@ class Harness:
             log.exception("eval run %s failed", run.id)
             run.status, run.error = RunStatus.failed, f"{type(exc).__name__}: {exc}"[:1000]
         finally:
-            await agent_client.aclose()
+            if agent_client is not None:
+                await agent_client.aclose()
             await grader_client.aclose()
             # off the event loop: the spans may be going to this very service
             await asyncio.to_thread(telemetry.flush)
@@ -155,27 +163,38 @@ class Harness:
         _finish(run)
         await asyncio.to_thread(self.store.eval.put_run, tenant, run)
 
-    async def _case(self, run: Run, spec: AgentSpec, case: Case, repeat: int, agent_client: ModelClient,
-                    grader_client: ModelClient, telemetry: Telemetry) -> CaseResult:
-        workspace = self.settings.workspace / run.id / f"{case.id}-{repeat}"
-        tools = build_tools(spec.tools, ToolConfig(
-            workspace, fetch=FetchPolicy(allow_private=self.settings.allow_private_fetch)))
-        agent = Agent(spec, agent_client, tools, telemetry)  # a fresh instance: no shared history
+    async def _case(self, run: Run, spec: AgentSpec | ExternalAgentSpec, case: Case, repeat: int,
+                    agent_client: ModelClient | None, grader_client: ModelClient,
+                    telemetry: Telemetry) -> CaseResult:
         base = CaseResult(run_id=run.id, case_id=case.id, repeat=repeat, prompt=case.prompt,
                           expected_behavior=case.expected_behavior, assertions=case.assertions,
                           verdict=Verdict.error)
+        marks = {"eval.run_id": run.id, "eval.case_id": case.id}
         started = time.perf_counter()
-        outcome = await agent.run(case.prompt, attributes={"eval.run_id": run.id, "eval.case_id": case.id})
+        if isinstance(spec, AgentSpec):
+            assert agent_client is not None
+            workspace = self.settings.workspace / run.id / f"{case.id}-{repeat}"
+            tools = build_tools(spec.tools, ToolConfig(
+                workspace, fetch=FetchPolicy(allow_private=self.settings.allow_private_fetch)))
+            agent = Agent(spec, agent_client, tools, telemetry)  # a fresh instance: no shared history
+            outcome = await agent.run(case.prompt, attributes=marks)
+            base.tokens, base.answer, base.trace_id = outcome.total_tokens, outcome.answer, outcome.trace_id
+            failure = outcome.error if outcome.status == "error" else ""
+        else:
+            failure = await self._external(spec, case, marks, base, telemetry)
         base.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-        base.tokens, base.answer, base.trace_id = outcome.total_tokens, outcome.answer, outcome.trace_id
-        if outcome.status == "error":
-            base.error = f"the agent failed: {outcome.error}"
+        if failure:
+            base.error = f"the agent failed: {failure}"
+            return base
+        if not grader_client.base_url:
+            base.error = "no grader model is configured: set [eval] grader_base_url and grader_model"
             return base
         graded = time.perf_counter()
         try:
-            verdict, reasoning = await grade(grader_client, self.settings.grader_model or spec.model.model,
+            own_model = spec.model.model if isinstance(spec, AgentSpec) else spec.model
+            verdict, reasoning = await grade(grader_client, self.settings.grader_model or own_model,
                                              case.prompt, case.expected_behavior, case.assertions,
-                                             outcome.answer)
+                                             base.answer)
         except GraderError as exc:
             base.error = str(exc)
             return base
@@ -183,6 +202,38 @@ class Harness:
             base.grader_latency_ms = round((time.perf_counter() - graded) * 1000, 1)
         base.verdict, base.reasoning = Verdict(verdict), reasoning
         return base
+
+
+    async def _external(self, spec: ExternalAgentSpec, case: Case, marks: dict[str, str],
+                        result: CaseResult, telemetry: Telemetry) -> str:
+        """Call an agent over HTTP inside this case's trace; '' on success, else the failure."""
+        key = _key(spec.api_key_env)
+        with telemetry.invoke_agent(spec.name, version=spec.version, attributes=marks) as span:
+            result.trace_id = span.trace_id
+            headers = inject_headers({"authorization": f"Bearer {key}"} if key else {})
+            try:
+                async with httpx.AsyncClient(timeout=spec.timeout_s) as http:
+                    if spec.protocol == "json":
+                        response = await http.post(spec.url, headers=headers, json={
+                            "prompt": case.prompt, "run_id": marks["eval.run_id"],
+                            "case_id": case.id})
+                        response.raise_for_status()
+                        body = response.json()
+                        result.answer = str(body["answer"])
+                        result.tokens = int(body.get("tokens") or 0)
+                    else:
+                        response = await http.post(f"{spec.url.rstrip('/')}/chat/completions",
+                                                   headers=headers, json={
+                            "model": spec.model, "messages": [{"role": "user", "content": case.prompt}]})
+                        response.raise_for_status()
+                        body = response.json()
+                        result.answer = str(body["choices"][0]["message"].get("content") or "")
+                        result.tokens = int((body.get("usage") or {}).get("total_tokens") or 0)
+            except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+                span.fail(type(exc).__name__, str(exc)[:300])
+                return f"{type(exc).__name__}: {str(exc)[:300]}"
+            span.set_answer(result.answer)
+        return ""
 
 
 def _key(env_name: str) -> str | None:

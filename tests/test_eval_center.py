@@ -7,6 +7,7 @@ import time
 
 import httpx
 import pytest
+from fastapi import FastAPI, Request
 
 from tenancy import KeysFile
 
@@ -175,3 +176,55 @@ def test_bad_imports(service: Service, body: str, kind: str, code: int) -> None:
                           headers={"content-type": kind})
     assert response.status_code == code
     assert httpx.get(f"{service.url}/api/eval/datasets/{dataset['id']}").json()["case_count"] == 0
+
+
+def test_external_http_agent_joins_the_case_trace(tmp_path, engine_path) -> None:  # type: ignore[no-untyped-def]
+    from agentwatch._server import BackgroundServer
+    from agentwatch.settings import EvalCenterSettings
+    from instrumentation import configure, continue_trace
+
+    from .conftest import make_settings
+
+    with scripted_model(GRADER_AND_AGENT) as model:
+        settings = make_settings(tmp_path / "data", engine_path, eval=EvalCenterSettings(
+            grader_base_url=f"{model.url}/v1", grader_model="fast"))
+        svc = start_service(settings)
+        svc.app_state().harness.settings.collector_url = svc.url
+        telemetry = configure("remote-refund-agent", endpoint=svc.url)
+        remote = FastAPI()
+
+        @remote.post("/answer")
+        async def answer(request: Request) -> dict:  # type: ignore[type-arg]
+            body = await request.json()
+            with continue_trace(request.headers), telemetry.invoke_agent("remote-refund-agent"):
+                good = body["prompt"].startswith("[good]")
+                return {"answer": "Refunds within 30 days." if good else "No idea.", "tokens": 7}
+
+        agent_server = BackgroundServer(remote).start()
+        try:
+            api = f"{svc.url}/api/eval"
+            agent = httpx.post(f"{api}/agents", json={
+                "kind": "http", "name": "remote", "url": f"{agent_server.url}/answer"}).json()
+            assert agent["spec"]["kind"] == "http"
+            dataset = httpx.post(f"{api}/datasets", json={"name": "remote"}).json()
+            for kind in ("good", "bad"):
+                httpx.post(f"{api}/datasets/{dataset['id']}/cases", json={
+                    "prompt": f"[{kind}] refund window?", "expected_behavior": "30 days"})
+            run_id = httpx.post(f"{api}/runs", json={"agent_id": agent["id"],
+                                                     "dataset_id": dataset["id"]}).json()["id"]
+            run = _wait(svc, run_id)
+            telemetry.flush()
+        finally:
+            agent_server.stop()
+            svc.server.stop()
+            telemetry.shutdown()
+    errors = [r["error"] for r in run["results"]]
+    assert sorted(r["verdict"] for r in run["results"]) == ["fail", "pass"], errors
+    assert all(r["tokens"] == 7 for r in run["results"])
+    trace_id = run["results"][0]["trace_id"]
+    from store import Store
+
+    store = Store(settings.dsn, settings.store.database)
+    services = {r[0] for r in store.query_rows(
+        "SELECT ServiceName FROM agent_spans WHERE TraceId = {t:String}", {"t": trace_id})}
+    assert "remote-refund-agent" in services and len(services) == 2  # the remote agent joined the trace

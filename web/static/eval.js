@@ -139,6 +139,13 @@ async function runsPage() {
   });
 }
 
+// the streaming evaluators' findings on the case's trace, beside the verdict
+function flags(scores) {
+  const shown = Object.entries(scores || {}).filter(([name, value]) => value > 0 &&
+    (name === "injection.attack_success" || name === "injection.detected" || name === "refusal.detected" || name.startsWith("tool_safety.")));
+  return shown.map(([name]) => `<span class="badge ${name === "injection.attack_success" || name.startsWith("tool_safety.") ? "fail" : "error"}">${esc(name)}</span>`).join(" ") || `<span class="muted">none</span>`;
+}
+
 let refreshTimer = null;
 async function runPage(id) {
   const run = await api(`/api/eval/runs/${id}`);
@@ -159,11 +166,12 @@ async function runPage(id) {
     ${run.error ? `<p role="alert" class="badge fail">${esc(run.error)}</p>` : ""}
     <div class="table-wrap"><table id="results"><caption class="visually-hidden">Case results</caption>
       <thead><tr><th scope="col">Prompt</th><th scope="col">Verdict</th><th scope="col">Answer</th><th scope="col" class="hide-narrow">Grader reasoning</th>
-        <th scope="col">Latency</th><th scope="col" class="hide-narrow">Tokens</th><th scope="col">Trace</th></tr></thead>
+        <th scope="col">Latency</th><th scope="col" class="hide-narrow">Tokens</th><th scope="col" class="hide-narrow">Evaluator flags</th><th scope="col">Trace</th></tr></thead>
       <tbody>${run.results.map(r => `<tr><td>${truncated(r.prompt, 80)}</td>
         <td><span class="badge ${esc(r.verdict)} verdict">${{ pass: "Pass", fail: "Fail", error: "Error" }[r.verdict]}</span></td>
         <td>${truncated(r.answer || r.error, 100)}</td><td class="hide-narrow">${esc(r.reasoning || r.error)}</td>
         <td>${Math.round(r.latency_ms)} ms</td><td class="hide-narrow">${r.tokens}</td>
+        <td class="hide-narrow">${flags(r.scores)}</td>
         <td>${r.trace_id ? `<a href="/api/traces/${esc(r.trace_id)}">trace</a>` : ""}</td></tr>`).join("")}</tbody></table></div>`;
   main.querySelectorAll("details").forEach((d, i) => { d.dataset.key = String(i); if (open.has(String(i))) d.open = true; });
   clearTimeout(refreshTimer);
