@@ -228,3 +228,35 @@ def test_external_http_agent_joins_the_case_trace(tmp_path, engine_path) -> None
     services = {r[0] for r in store.query_rows(
         "SELECT ServiceName FROM agent_spans WHERE TraceId = {t:String}", {"t": trace_id})}
     assert "remote-refund-agent" in services and len(services) == 2  # the remote agent joined the trace
+
+
+def test_provider_429_slows_the_run_instead_of_failing_cases(service: Service) -> None:
+    throttled = {**GRADER_AND_AGENT, "errors": [{"kind": "429", "attempts": [1], "retry_after_s": 0.05}]}
+    api = f"{service.url}/api/eval"
+    with scripted_model(throttled) as model:
+        agent = httpx.post(f"{api}/agents", json=_spec(model.url)).json()
+        dataset = httpx.post(f"{api}/datasets", json={"name": "busy provider"}).json()
+        for n in range(6):
+            httpx.post(f"{api}/datasets/{dataset['id']}/cases", json={
+                "prompt": f"[good] refund window {n}?", "expected_behavior": "30 days"})
+        run = _wait(service, httpx.post(f"{api}/runs", json={
+            "agent_id": agent["id"], "dataset_id": dataset["id"]}).json()["id"])
+        assert model.app.state.requests > 6 * 3  # every first attempt was refused, then retried
+    assert run["status"] == "completed" and run["errors"] == 0 and run["passed"] == 6
+
+
+def test_openapi_documents_the_eval_api(service: Service) -> None:
+    paths = httpx.get(f"{service.url}/openapi.json").json()["paths"]
+    expected = {
+        "/api/eval/datasets": {"post", "get"}, "/api/eval/datasets/{dataset_id}": {"get", "put", "delete"},
+        "/api/eval/datasets/{dataset_id}/cases": {"post", "get"},
+        "/api/eval/datasets/{dataset_id}/cases/{case_id}": {"put", "delete"},
+        "/api/eval/runs": {"post", "get"}, "/api/eval/runs/{run_id}": {"get", "delete"},
+        "/api/eval/runs/{run_id}/cancel": {"post"}, "/api/eval/agents": {"post", "get"},
+        "/api/eval/agents/{agent_id}": {"get", "put", "delete"},
+        "/api/eval/datasets/{dataset_id}/export": {"get"}, "/api/eval/datasets/{dataset_id}/import": {"post"},
+    }
+    for path, methods in expected.items():
+        assert methods <= set(paths[path]), path
+    run_schema = paths["/api/eval/runs/{run_id}"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert run_schema["schema"]["$ref"].endswith("RunDetail")
