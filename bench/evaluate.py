@@ -17,21 +17,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench._payloads import payloads  # noqa: E402
+from bench._service import start_serve  # noqa: E402
 from collector import parse_protobuf, to_columns  # noqa: E402
 from evaluators import RunnerSettings, StreamingRunner  # noqa: E402
 from evaluators._validity import load_corpus, validate  # noqa: E402
@@ -40,31 +36,8 @@ from simulator import SimulationConfig, simulate  # noqa: E402
 from store import Store  # noqa: E402
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def freshness(rate: float, seconds: float) -> dict[str, float]:
-    data_dir = Path(tempfile.mkdtemp(prefix="aw-bench-eval-"))
-    port = _free_port()
-    env = {**os.environ, "AGENTWATCH_STORE__DATABASE": "bench"}  # default evaluation settings
-    server = subprocess.Popen(
-        [sys.executable, "-m", "agentwatch", "serve", "--data-dir", str(data_dir), "--http-port",
-         str(port), "--no-grpc", "--log-level", "warning"], env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit("collector did not start")
-        time.sleep(0.1)
+    server, url, data_dir = start_serve("aw-bench-eval-")
     report = asyncio.run(simulate(SimulationConfig(
         collector_url=url, rate_per_s=rate, duration_s=seconds, concurrency=64, seed=3,
         failure_share=0.05)))

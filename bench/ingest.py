@@ -15,11 +15,8 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,15 +24,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._payloads import SPANS_PER_TRACE, payloads
+from bench._service import start_serve
 from collector import parse_protobuf, to_columns
 from schemas import SpanColumns
 from store import Store
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -108,24 +100,7 @@ def main() -> None:
     args = parser.parse_args()
 
     bodies = payloads(args.payloads, args.traces_per_request)
-    data_dir = Path(tempfile.mkdtemp(prefix="aw-bench-"))
-    port = _free_port()
-    env = {**os.environ, "AGENTWATCH_STORE__DATABASE": "bench"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "agentwatch", "serve", "--data-dir", str(data_dir),
-         "--http-port", str(port), "--no-grpc", "--log-level", "warning"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline or server.poll() is not None:
-            raise SystemExit("collector did not start")
-        time.sleep(0.1)
+    server, url, data_dir = start_serve("aw-bench-")
 
     started = time.perf_counter()
     server_cpu0, client_cpu0 = _cpu_seconds(server.pid), time.process_time()
