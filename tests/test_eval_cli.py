@@ -54,3 +54,43 @@ def test_cli_against_a_running_service(service: Service, tmp_path: Path) -> None
     assert below.returncode == 1 and "below the required 0.8" in below.stderr
     assert missing.returncode == 2 and "no agent named" in missing.stderr
     assert "Traceback" not in below.stderr + missing.stderr
+
+
+def test_cli_on_the_embedded_store(tmp_path: Path) -> None:
+    """A CI job with no service running: the records live in the data directory."""
+    import signal
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    data_dir = tmp_path / "data"
+    serve = subprocess.Popen([sys.executable, "-m", "agentwatch", "serve", "--data-dir", str(data_dir),
+                              "--http-port", str(port), "--no-grpc"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    with scripted_model(GRADER_AND_AGENT) as model:
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                import time
+
+                time.sleep(0.1)
+            httpx.post(f"{url}/api/eval/agents", json=_spec(model.url))
+            dataset = httpx.post(f"{url}/api/eval/datasets", json={"name": "nightly"}).json()
+            for kind in ("good", "bad"):
+                httpx.post(f"{url}/api/eval/datasets/{dataset['id']}/cases", json={
+                    "prompt": f"[{kind}] refund window?", "expected_behavior": "30 days"})
+        finally:
+            serve.send_signal(signal.SIGTERM)
+            serve.wait(60)
+        done = subprocess.run(
+            [sys.executable, "-m", "agentwatch", "eval", "run", "--agent", "refund-bot", "--dataset",
+             "nightly", "--data-dir", str(data_dir), "--min-pass-rate", "0.5"],
+            capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "pass rate 0.5 (95% CI" in done.stdout
