@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import grpc
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 
 import api
 import web
@@ -135,6 +136,14 @@ def create_app(settings: Settings, parts: Parts | None = None) -> FastAPI:
         summary="Observability and online evaluation for LLM agents",
         lifespan=lifespan,
     )
+    @app.exception_handler(StoreError)
+    async def store_error(_request: Request, exc: StoreError) -> JSONResponse:
+        """A store failure behind any API route: a clear 503/500, never a bare stack trace."""
+        if isinstance(exc, StoreUnavailable):
+            return JSONResponse({"detail": f"the store is unavailable: {exc}"}, status_code=503,
+                                headers={"Retry-After": "5"})
+        return JSONResponse({"detail": f"the store refused the request: {exc}"}, status_code=500)
+
     app.state.store = parts.store
     app.state.ingestor = parts.ingestor
     app.state.metrics = parts.metrics

@@ -6,6 +6,7 @@ tombstones (Deleted = 1); reads use FINAL, which applies both.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from datetime import UTC, datetime
@@ -14,6 +15,8 @@ from typing import Any
 from clickhouse_connect.driver.client import Client
 
 from schemas import Case, CaseIn, CaseResult, Dataset, DatasetIn, Run
+
+from ._client import translate_errors
 
 
 def _now_ms() -> int:
@@ -24,6 +27,21 @@ def _dt(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
 
+def _translated(cls: type) -> type:
+    """Every public method's ClickHouse errors become agentwatch store errors, as in Store."""
+    for name, method in list(vars(cls).items()):
+        if callable(method) and not name.startswith("_"):
+            def wrap(fn: Any) -> Any:
+                @functools.wraps(fn)
+                def call(*args: Any, **kwargs: Any) -> Any:
+                    with translate_errors():
+                        return fn(*args, **kwargs)
+                return call
+            setattr(cls, name, wrap(method))
+    return cls
+
+
+@_translated
 class EvalRecords:
     def __init__(self, client_factory: Any) -> None:
         self._client = client_factory  # () -> Client for the current thread

@@ -71,3 +71,25 @@ def test_openapi_lists_the_routes(service: Service) -> None:
     for path in ("/v1/traces", "/api/traces", "/api/traces/{trace_id}", "/healthz", "/readyz",
                  "/metrics"):
         assert path in paths
+
+
+def test_store_outage_is_a_clear_503_on_read_routes(tmp_path, engine_path) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    from agentwatch.settings import StoreSettings
+
+    from .conftest import make_settings, start_service
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    svc = start_service(make_settings(tmp_path / "d", engine_path,
+                                      store=StoreSettings(dsn=f"http://127.0.0.1:{port}/none")))
+    try:
+        for path in ("/api/traces", "/api/scores", "/api/eval/datasets"):
+            response = httpx.get(f"{svc.url}{path}", timeout=30)
+            assert response.status_code == 503, (path, response.text)
+            assert "store is unavailable" in response.json()["detail"]
+            assert response.headers["retry-after"] == "5"
+    finally:
+        svc.server.stop()
