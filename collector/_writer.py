@@ -75,6 +75,9 @@ class BatchWriter(Generic[T]):
         self._stopping = False
         self._draining = False
         self._next_replay_at = 0.0
+        # only this writer adds to its spool, so it knows when the spool is empty without
+        # listing the directory on every batch
+        self._spooled = spool is not None and bool(spool.pending())
         self._thread = threading.Thread(target=self._run, name=f"writer-{name}", daemon=True)
         self._update_spool_gauges()
 
@@ -191,6 +194,7 @@ class BatchWriter(Generic[T]):
                 return
             try:
                 self._spool.append(batch_id, self._codec.encode(payloads))
+                self._spooled = True
             except OSError as exc:
                 log.error("writer %s: spool write failed: %s", self.name, exc)
                 _resolve(batch, StoreUnavailable(f"store unreachable and spool failed: {exc}"))
@@ -211,14 +215,11 @@ class BatchWriter(Generic[T]):
         self._metrics.batch_size.labels(self.name).observe(rows)
 
     def _spool_waiting(self) -> bool:
-        try:
-            return self._spool is not None and bool(self._spool.pending())
-        except OSError:
-            return False
+        return self._spooled
 
     def _replay_spool(self) -> bool:
         """Insert spooled batches oldest first; True when nothing waits ahead of new batches."""
-        if self._spool is None:
+        if self._spool is None or not self._spooled:
             return True
         try:
             pending = self._spool.pending()
@@ -226,6 +227,7 @@ class BatchWriter(Generic[T]):
             log.error("writer %s: cannot read the spool: %s", self.name, exc)
             return True  # nothing readable waits; new batches go straight to the store
         if not pending:
+            self._spooled = False
             return True
         now = time.monotonic()
         if now < self._next_replay_at:
@@ -245,6 +247,7 @@ class BatchWriter(Generic[T]):
                 continue
             self._spool.remove(spooled)
             log.info("writer %s: replayed spooled batch %s", self.name, spooled.batch_id)
+        self._spooled = False
         self._update_spool_gauges()
         return True
 
